@@ -1,0 +1,288 @@
+"""Question packs: the content contract, loaded into frozen questions.
+
+A pack is a YAML file validated by ``content/schema.json``. Loading checks the
+schema and the rules a schema cannot say (the choice answer is one of the
+choices, ids are unique across packs) and reports every problem at once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any, Literal
+
+import jsonschema
+import yaml
+
+from bot.core.errors import ContentError
+
+Kind = Literal["choice", "multi", "numeric", "short", "open"]
+KINDS: tuple[Kind, ...] = ("choice", "multi", "numeric", "short", "open")
+TOPICS: tuple[str, ...] = (
+    "mig",
+    "mps",
+    "time-slicing",
+    "vgpu",
+    "cuda",
+    "interconnect",
+    "kubernetes",
+    "llm-training",
+    "inference-sharing",
+    "product",
+    "system-design",
+    "behavioral",
+    "myths",
+)
+DEFAULT_PASS_SCORE = 0.6
+CONTENT_ROOT = Path(__file__).resolve().parents[2] / "content"
+SCHEMA_PATH = CONTENT_ROOT / "schema.json"
+PACKS_DIR = CONTENT_ROOT / "packs"
+
+
+@dataclass(frozen=True, slots=True)
+class RubricPoint:
+    """One thing a good open answer says; matched when any phrase appears, cancelled by ``none``."""
+
+    point: str
+    weight: float
+    any: tuple[str, ...]
+    none: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    """One question of a pack, as the content contract defines it.
+
+    ``correct`` holds the right choice texts (one for ``choice``, several for
+    ``multi``); ``accepted`` the accepted answers of a ``short`` question;
+    ``value``, ``tolerance``, ``unit`` and ``units`` a ``numeric`` one.
+    ``content_hash`` changes whenever anything that affects grading changes.
+    """
+
+    id: str
+    pack: str
+    topic: str
+    roles: tuple[str, ...]
+    difficulty: int
+    kind: Kind
+    prompt: str
+    explanation: str
+    sources: tuple[str, ...]
+    choices: tuple[str, ...] = ()
+    correct: tuple[str, ...] = ()
+    accepted: tuple[str, ...] = ()
+    value: float | None = None
+    tolerance: float = 0.0
+    unit: str = ""
+    units: tuple[str, ...] = ()
+    rubric: tuple[RubricPoint, ...] = ()
+    model_answer: str | None = None
+    pass_score: float = DEFAULT_PASS_SCORE
+    tags: tuple[str, ...] = ()
+    content_hash: str = ""
+
+    @property
+    def answer_text(self) -> str:
+        """The right answer as a person would read it in a reveal."""
+        if self.kind in ("choice", "multi"):
+            letters = {c: chr(ord("A") + i) for i, c in enumerate(self.choices)}
+            return ", ".join(f"{letters.get(c, '?')}) {c}" for c in self.correct)
+        if self.kind == "numeric":
+            number = f"{self.value:g}" if self.value is not None else "?"
+            return f"{number} {self.unit}".strip()
+        if self.kind == "short":
+            return self.accepted[0]
+        return self.model_answer or "; ".join(p.point for p in self.rubric)
+
+
+@dataclass(frozen=True, slots=True)
+class Pack:
+    pack: str
+    title: str
+    path: Path | None
+    questions: tuple[Question, ...]
+
+
+@cache
+def _validator() -> jsonschema.protocols.Validator:
+    schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    cls = jsonschema.validators.validator_for(schema)
+    return cls(schema)  # type: ignore[no-any-return]
+
+
+def _where(path: Sequence[Any], data: Mapping[str, Any]) -> str:
+    parts = list(path)
+    if len(parts) >= 2 and parts[0] == "questions" and isinstance(parts[1], int):
+        questions = data.get("questions") or []
+        qid = "?"
+        if 0 <= parts[1] < len(questions) and isinstance(questions[parts[1]], Mapping):
+            qid = str(questions[parts[1]].get("id", "?"))
+        rest = ".".join(str(p) for p in parts[2:])
+        return f"question {qid!r}" + (f" field {rest}" if rest else "")
+    return ".".join(str(p) for p in parts) or "pack"
+
+
+def schema_problems(data: Any, source: str) -> list[str]:
+    """Every schema violation in ``data``, each as one readable line."""
+    if not isinstance(data, Mapping):
+        return [f"{source}: a pack must be a mapping with pack, title and questions"]
+    problems = []
+    for err in sorted(_validator().iter_errors(data), key=lambda e: list(e.absolute_path)):
+        problems.append(f"{source}: {_where(err.absolute_path, data)}: {_short(err)}")
+    return problems
+
+
+def _short(err: jsonschema.ValidationError) -> str:
+    if err.validator == "additionalProperties":
+        return str(err.message).replace("Additional properties are not allowed", "unknown field")
+    if err.validator == "pattern" and err.absolute_path and err.absolute_path[-1] == "id":
+        return f"{err.instance!r} is not a valid id (use a-z, 0-9 and '-')"
+    return str(err.message)
+
+
+def _hash(raw: Mapping[str, Any]) -> str:
+    blob = json.dumps(raw, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:16]
+
+
+def _as_tuple(value: Any) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, list | tuple):
+        return tuple(str(v) for v in value)
+    return (str(value),)
+
+
+def question_from_dict(raw: Mapping[str, Any], pack: str) -> Question:
+    """Build a :class:`Question` from one schema-valid mapping."""
+    kind: Kind = raw["kind"]
+    correct: tuple[str, ...] = ()
+    value: float | None = None
+    if kind in ("choice", "multi"):
+        correct = _as_tuple(raw.get("answer"))
+    elif kind == "numeric":
+        value = float(raw["answer"])
+    rubric = tuple(
+        RubricPoint(
+            point=str(p["point"]),
+            weight=float(p.get("weight", 1)),
+            any=_as_tuple(p["any"]),
+            none=_as_tuple(p.get("none")),
+        )
+        for p in raw.get("rubric") or ()
+    )
+    return Question(
+        id=str(raw["id"]),
+        pack=pack,
+        topic=str(raw["topic"]),
+        roles=_as_tuple(raw["role"]),
+        difficulty=int(raw["difficulty"]),
+        kind=kind,
+        prompt=str(raw["prompt"]).strip(),
+        explanation=str(raw["explanation"]).strip(),
+        sources=_as_tuple(raw["sources"]),
+        choices=_as_tuple(raw.get("choices")),
+        correct=correct,
+        accepted=_as_tuple(raw.get("answers")),
+        value=value,
+        tolerance=float(raw.get("tolerance", 0.0)),
+        unit=str(raw.get("unit", "")),
+        units=_as_tuple(raw.get("units")),
+        rubric=rubric,
+        model_answer=str(raw["model_answer"]).strip() if raw.get("model_answer") else None,
+        pass_score=float(raw.get("pass_score", DEFAULT_PASS_SCORE)),
+        tags=_as_tuple(raw.get("tags")),
+        content_hash=_hash(raw),
+    )
+
+
+def _rule_problems(data: Mapping[str, Any], source: str) -> list[str]:
+    """Rules the schema cannot express, checked on schema-valid data."""
+    problems = []
+    seen: set[str] = set()
+    for q in data["questions"]:
+        where = f"{source}: question {q['id']!r}"
+        if q["id"] in seen:
+            problems.append(f"{where}: duplicate id in this pack")
+        seen.add(q["id"])
+        choices = [str(c) for c in q.get("choices") or []]
+        if q["kind"] in ("choice", "multi"):
+            for ans in _as_tuple(q["answer"]):
+                if ans not in choices:
+                    problems.append(f"{where}: answer {ans!r} is not one of the choices")
+        if q["kind"] == "open":
+            for point in q.get("rubric") or []:
+                for phrase in list(point["any"]) + list(point.get("none") or []):
+                    if str(phrase).startswith("re:"):
+                        try:
+                            re.compile(str(phrase)[3:])
+                        except re.error as exc:
+                            problems.append(f"{where}: bad regular expression {phrase!r}: {exc}")
+    return problems
+
+
+def parse_pack(data: Any, source: str, path: Path | None = None) -> Pack:
+    """Validate raw pack data and build a :class:`Pack`; raise ContentError listing every problem."""
+    problems = schema_problems(data, source)
+    if not problems:
+        problems = _rule_problems(data, source)
+    if problems:
+        raise ContentError(problems)
+    pack_id = str(data["pack"])
+    questions = tuple(question_from_dict(q, pack_id) for q in data["questions"])
+    return Pack(pack=pack_id, title=str(data["title"]), path=path, questions=questions)
+
+
+def read_yaml(path: Path) -> Any:
+    """Read a YAML file, turning unreadable files into ContentError."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ContentError([f"{path}: cannot read: {exc}"]) from exc
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise ContentError([f"{path}: not valid YAML: {exc}"]) from exc
+
+
+def load_pack(path: Path) -> Pack:
+    """Load and validate one pack file."""
+    return parse_pack(read_yaml(path), str(path), path)
+
+
+def pack_files(directory: Path = PACKS_DIR) -> list[Path]:
+    return sorted(p for p in directory.glob("*.y*ml") if p.suffix in (".yaml", ".yml"))
+
+
+def load_packs(paths: Iterable[Path]) -> list[Pack]:
+    """Load many packs, checking ids across them; every problem is reported together."""
+    packs: list[Pack] = []
+    problems: list[str] = []
+    for path in paths:
+        try:
+            packs.append(load_pack(path))
+        except ContentError as exc:
+            problems.extend(exc.problems)
+    owner: dict[str, str] = {}
+    pack_ids: dict[str, str] = {}
+    for pack in packs:
+        where = str(pack.path) if pack.path else pack.pack
+        if pack.pack in pack_ids:
+            problems.append(f"{where}: pack id {pack.pack!r} is also used by {pack_ids[pack.pack]}")
+        pack_ids[pack.pack] = where
+        for q in pack.questions:
+            if q.id in owner and owner[q.id] != where:
+                problems.append(f"{where}: question id {q.id!r} is also used in {owner[q.id]}")
+            owner.setdefault(q.id, where)
+    if problems:
+        raise ContentError(problems)
+    return packs
+
+
+def find_question(pack: Pack, question_id: str) -> Question | None:
+    return next((q for q in pack.questions if q.id == question_id), None)
