@@ -1,19 +1,27 @@
 """Grading: one function, ``grade(question, answer)``, for every kind of question.
 
 The grade is explainable: a score in 0..1, a verdict, feedback in words, and
-for open questions the rubric points matched and missed.
+for open questions the rubric points matched and missed. Each kind has its
+module (``choice``, ``numeric``, ``short``, ``rubric``); open questions with
+only a model answer go to the semantic reference grader
+(``bot.core.grading.reference.grade_against_reference``) when it is installed,
+else to a word-overlap grade against the model answer.
 """
 
 from __future__ import annotations
 
+import importlib
+import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 
 from bot.core.content import Question
 from bot.core.errors import UserError
 
-GRADER_VERSION = "0.1"
+GRADER_VERSION = "1.0"
 MAX_ANSWER_CHARS = 4000
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffd]+")
 
 
 class Verdict(StrEnum):
@@ -24,6 +32,8 @@ class Verdict(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class Grade:
+    """A graded answer: score 0..1, verdict, feedback, and for open questions the points."""
+
     score: float
     verdict: Verdict
     feedback: str
@@ -31,6 +41,7 @@ class Grade:
     missed: tuple[str, ...] = ()
 
     def as_dict(self, *, with_points: bool) -> dict[str, object]:
+        """The grade as JSON-ready data; ``with_points`` adds ``matched`` and ``missed``."""
         out: dict[str, object] = {
             "score": round(self.score, 4),
             "verdict": self.verdict.value,
@@ -42,36 +53,175 @@ class Grade:
         return out
 
 
-def _normal(text: str) -> str:
-    return " ".join(text.casefold().split()).strip(" .!?")
+def verdict_for(score: float, pass_score: float) -> Verdict:
+    """The verdict for ``score``: correct from ``pass_score``, partial from half of it."""
+    if score >= pass_score - 1e-9:
+        return Verdict.CORRECT
+    if score > 0 and score >= pass_score / 2 - 1e-9:
+        return Verdict.PARTIAL
+    return Verdict.INCORRECT
+
+
+def see_also(question: Question) -> str:
+    """The closing pointer of every feedback: the explanation's source."""
+    return f"See: {question.sources[0]}" if question.sources else ""
+
+
+def _feedback(head: str, question: Question, *, explain: bool = True) -> str:
+    parts = [head]
+    if explain and question.explanation:
+        parts.append(question.explanation)
+    parts.append(see_also(question))
+    return " ".join(p for p in parts if p)
+
+
+def _clean(answer: str) -> str:
+    return _CONTROL.sub(" ", answer[:MAX_ANSWER_CHARS])
 
 
 def grade(question: Question, answer: str) -> Grade:
     """Grade ``answer`` against ``question``.
 
-    Raises UserError for an empty answer. A first, exact-match grader: the
-    grading engine replaces it with per-kind graders.
+    Takes any question of a pack and the answer as typed; answers longer than
+    ``MAX_ANSWER_CHARS`` are cut before grading. Returns a :class:`Grade`.
+    Raises UserError for an empty or whitespace-only answer; anything else
+    that cannot be read gets an ``incorrect`` grade, never an exception.
     """
-    if not answer or not answer.strip():
+    if not isinstance(answer, str) or not answer.strip():
         raise UserError("The answer is empty: type what you think the answer is.")
-    given = _normal(answer[:MAX_ANSWER_CHARS])
+    text = _clean(answer)
+    if question.kind in ("choice", "multi"):
+        return _grade_choice(question, text)
+    if question.kind == "numeric":
+        return _grade_numeric(question, text)
+    if question.kind == "short":
+        return _grade_short(question, text)
+    if question.rubric:
+        return _grade_rubric(question, text)
+    return _grade_reference(question, text)
+
+
+def _letter_list(question: Question, indexes: list[int]) -> str:
+    return ", ".join(f"{chr(ord('A') + i)}) {question.choices[i]}" for i in sorted(indexes))
+
+
+def _grade_choice(question: Question, answer: str) -> Grade:
+    from bot.core.grading.choice import named_choices
+
+    named = named_choices(question, answer)
+    right = {question.choices.index(c) for c in question.correct if c in question.choices}
     if question.kind == "choice":
-        letters = {chr(ord("a") + i): c for i, c in enumerate(question.choices)}
-        chosen = letters.get(given, given)
-        ok = _normal(chosen) == _normal(question.correct[0])
-    elif question.kind == "numeric":
-        try:
-            ok = question.value is not None and abs(float(given.split()[0]) - question.value) <= (
-                abs(question.value) * question.tolerance
-            )
-        except ValueError:
-            ok = False
-    elif question.kind == "short":
-        ok = given in {_normal(a) for a in question.accepted}
-    elif question.kind == "multi":
-        ok = {_normal(p) for p in given.split(",")} == {_normal(c) for c in question.correct}
+        if named == right:
+            return Grade(1.0, Verdict.CORRECT, _feedback("Correct!", question))
+        if len(named) > 1:
+            head = "Pick one choice: your answer names several."
+        elif not named:
+            head = "I couldn't match that to a choice: answer with a letter or a choice's text."
+        else:
+            head = "Not quite."
+        head += f" The answer is {question.answer_text}."
+        return Grade(0.0, Verdict.INCORRECT, _feedback(head, question))
+    hits, wrong = named & right, named - right
+    if named == right:
+        return Grade(1.0, Verdict.CORRECT, _feedback("Correct: all the right choices.", question))
+    if hits and not wrong:
+        score = len(hits) / len(right)
+        missing = _letter_list(question, sorted(right - hits))
+        head = f"Partly right: you found {len(hits)} of {len(right)}; also right: {missing}."
+        return Grade(score, Verdict.PARTIAL, _feedback(head, question))
+    if wrong:
+        head = f"Not quite: {_letter_list(question, sorted(wrong))} is not right."
     else:
-        ok = question.model_answer is not None and given == _normal(question.model_answer)
-    if ok:
-        return Grade(1.0, Verdict.CORRECT, f"Correct. {question.explanation}")
-    return Grade(0.0, Verdict.INCORRECT, f"Not quite: the answer is {question.answer_text}.")
+        head = "I couldn't match that to the choices: answer with letters or the choices' text."
+    head += f" The right choices are {question.answer_text}."
+    return Grade(0.0, Verdict.INCORRECT, _feedback(head, question))
+
+
+def _grade_numeric(question: Question, answer: str) -> Grade:
+    from bot.core.grading.numeric import check_numeric
+
+    result = check_numeric(question, answer)
+    if result.correct:
+        return Grade(1.0, Verdict.CORRECT, _feedback("Correct!", question))
+    if not result.found:
+        head = "I couldn't find a number in that."
+    elif result.wrong_unit:
+        head = f"That unit doesn't fit ({result.given})."
+    else:
+        head = "Not quite."
+    head += f" The answer is {question.answer_text}."
+    return Grade(0.0, Verdict.INCORRECT, _feedback(head, question))
+
+
+def _grade_short(question: Question, answer: str) -> Grade:
+    from bot.core.grading.short import check_short
+
+    if check_short(question, answer):
+        return Grade(1.0, Verdict.CORRECT, _feedback("Correct!", question))
+    head = f"Not quite: the answer is {question.answer_text}."
+    return Grade(0.0, Verdict.INCORRECT, _feedback(head, question))
+
+
+def _grade_rubric(question: Question, answer: str) -> Grade:
+    from bot.core.grading.rubric import match_rubric
+
+    matched, missed = match_rubric(question, answer)
+    total = sum(p.weight for p in question.rubric) or 1.0
+    score = sum(p.weight for p in matched) / total
+    verdict = verdict_for(score, question.pass_score)
+    missing = "; ".join(p.point for p in missed)
+    if verdict is Verdict.CORRECT:
+        head = "Good answer!" + (f" To make it complete, also: {missing}." if missed else "")
+    elif verdict is Verdict.PARTIAL:
+        count = f"{len(matched)} of {len(question.rubric)}"
+        head = f"Partly there ({count} points). Missing: {missing}."
+    else:
+        head = f"Not yet. A strong answer covers: {missing}."
+    return Grade(
+        score,
+        verdict,
+        _feedback(head, question, explain=verdict is not Verdict.CORRECT),
+        matched=tuple(p.point for p in matched),
+        missed=tuple(p.point for p in missed),
+    )
+
+
+ReferenceGrader = Callable[[Question, str], Grade]
+_reference: list[ReferenceGrader | None] = []
+
+
+def reference_grader() -> ReferenceGrader | None:
+    """The semantic reference grader if its module is installed, else None (looked up once)."""
+    if not _reference:
+        try:
+            reference = importlib.import_module("bot.core.grading.reference")
+        except ImportError:
+            _reference.append(None)
+        else:
+            _reference.append(getattr(reference, "grade_against_reference", None))
+    return _reference[0]
+
+
+def _grade_reference(question: Question, answer: str) -> Grade:
+    semantic = reference_grader()
+    if semantic is not None:
+        return semantic(question, answer)
+    return grade_by_overlap(question, answer)
+
+
+def grade_by_overlap(question: Question, answer: str) -> Grade:
+    """Grade an open answer by its word overlap with the model answer (the fallback)."""
+    from bot.core.grading.overlap import overlap_score
+
+    model = question.model_answer or ""
+    score = min(1.0, overlap_score(model, answer) / 0.6)
+    verdict = verdict_for(score, question.pass_score)
+    heads = {
+        Verdict.CORRECT: "Good answer!",
+        Verdict.PARTIAL: "Partly there: compare with the model answer.",
+        Verdict.INCORRECT: "Not yet: compare with the model answer.",
+    }
+    head = heads[verdict]
+    if verdict is not Verdict.CORRECT:
+        head += f" {model}"
+    return Grade(score, verdict, _feedback(head, question, explain=False))

@@ -1,0 +1,343 @@
+"""Numeric questions: read the number and unit a person wrote, convert, compare.
+
+Understands digits (``1,555``, ``1.8``, ``7.2k``), number words (``seven``,
+``nine hundred``, ``twenty-five``), approximations (``~900``, ``about 20``),
+ranges (``16-20``) and units with conversion inside a family (GB/s <-> TB/s,
+ms <-> s). GB <-> GiB and bits <-> bytes convert only when the question lists
+such a unit in ``unit``/``units``. A number in a unit of another family or
+dimension is wrong, whatever its value: MB is not GB, and 70 is never 7.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from enum import Enum
+from functools import lru_cache
+
+from bot.core.content import Question
+from bot.core.grading.normalize import fold, normalize
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """A unit of the table: its dimension, its size in the base unit, its prefix family."""
+
+    name: str
+    dimension: str
+    factor: float
+    family: str
+
+
+def _build_units() -> dict[str, Unit]:
+    table: dict[str, Unit] = {}
+
+    def add(names: tuple[str, ...], dimension: str, factor: float, family: str) -> None:
+        for n in names:
+            table[n] = Unit(names[0], dimension, factor, family)
+
+    dec = {"": 1.0, "k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12, "p": 1e15}
+    words = {"": "", "k": "kilo", "m": "mega", "g": "giga", "t": "tera", "p": "peta"}
+    binary = {"ki": 2.0**10, "mi": 2.0**20, "gi": 2.0**30, "ti": 2.0**40, "pi": 2.0**50}
+    bin_words = {"ki": "kibi", "mi": "mebi", "gi": "gibi", "ti": "tebi", "pi": "pebi"}
+    for p, f in dec.items():
+        w = words[p]
+        add((f"{p}b", f"{w}byte", f"{w}bytes"), "data", f, "dec")
+        add((f"{p}bit", f"{w}bit", f"{w}bits", f"{p}bits"), "data", f / 8, "bit")
+        add((f"{p}b/s", f"{p}bps", f"{w}byte/s", f"{w}bytes/s"), "rate", f, "dec")
+        add((f"{p}bit/s", f"{w}bit/s", f"{w}bits/s", f"{p}bits/s"), "rate", f / 8, "bit")
+        add((f"{p}flops", f"{p}flop/s", f"{w}flops"), "flops", f, "dec")
+        add((f"{p}w", f"{w}watt", f"{w}watts"), "power", f, "dec")
+    for p, f in binary.items():
+        w = bin_words[p]
+        add((f"{p}b", f"{w}byte", f"{w}bytes"), "data", f, "bin")
+        add((f"{p}b/s", f"{w}byte/s", f"{w}bytes/s"), "rate", f, "bin")
+    for names, f in (
+        (("ns", "nanosecond", "nanoseconds", "nsec"), 1e-9),
+        (("us", "µs", "μs", "microsecond", "microseconds", "usec"), 1e-6),
+        (("ms", "millisecond", "milliseconds", "msec"), 1e-3),
+        (("s", "sec", "secs", "second", "seconds"), 1.0),
+        (("min", "mins", "minute", "minutes"), 60.0),
+        (("h", "hr", "hrs", "hour", "hours"), 3600.0),
+        (("day", "days"), 86400.0),
+    ):
+        add(names, "time", f, "")
+    add(("%", "percent", "pct"), "ratio", 1.0, "")
+    return table
+
+
+UNITS = _build_units()
+_RATE_SUFFIX = frozenset({"s", "sec", "second", "seconds"})
+_NUMBER_WORDS = {
+    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+    "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
+    "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17,
+    "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40,
+    "fourty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90,
+}  # fmt: skip
+_SCALES = {"hundred": 100, "thousand": 1000, "million": 10**6, "billion": 10**9, "trillion": 10**12}
+_MULTIPLIERS = {"k": 1e3, "thousand": 1e3, "million": 1e6, "mn": 1e6, "billion": 1e9, "bn": 1e9,
+                "trillion": 1e12}  # fmt: skip
+_ONE_MARK = "\u2063"  # after a "one" written as a word: often "one GPU", not a count
+_NEGATIONS = frozenset({"not", "never", "isnt", "arent", "no"})
+_HEDGES = frozenset({"or", "maybe", "either", "perhaps"})
+
+_NUMBER = re.compile(
+    r"(?<![\w.])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?:e([-+]?\d+))?"
+)
+_AFTER = re.compile(
+    r"\s*(k\b|thousand\b|million\b|mn\b|billion\b|bn\b|trillion\b)?"
+    r"(\s*(?:-|–|—|to)\s*(\d+(?:\.\d+)?))?"
+    r"\s*(%|[^\W\d_]+(?:\s*(?:/|per|a|an)\s*[^\W\d_]+)?)?",
+    re.UNICODE,
+)
+
+
+def _words_to_digits(text: str) -> str:
+    """Replace runs of number words with digits: "nine hundred" -> "900"."""
+    parts = re.split(r"(\s+|-)", text)
+    out: list[str] = []
+    run_total = 0
+    current = 0
+    in_run = False
+    pending_sep: list[str] = []
+
+    def flush() -> None:
+        nonlocal run_total, current, in_run
+        if in_run:
+            total = run_total + current
+            out.append(str(total) + (_ONE_MARK if total == 1 else ""))
+        run_total = current = 0
+        in_run = False
+
+    for part in parts:
+        word = part.strip(".,;:!?()").lower()
+        if word in _NUMBER_WORDS or (word in _SCALES and in_run) or (
+            word == "and" and in_run
+        ):
+            if word == "and":
+                pending_sep.append(part)
+                continue
+            pending_sep.clear()
+            if word in _NUMBER_WORDS:
+                current += _NUMBER_WORDS[word]
+            elif word == "hundred":
+                current = max(current, 1) * 100
+            else:
+                run_total += max(current, 1) * _SCALES[word]
+                current = 0
+            in_run = True
+            trailing = part[len(part.rstrip(".,;:!?()")) :]
+            if trailing:
+                flush()
+                out.append(trailing)
+            continue
+        if not part.strip() or part == "-":
+            if in_run:
+                pending_sep.append(part)
+            else:
+                out.append(part)
+            continue
+        if word in ("a",) and not in_run:
+            out.append(part)
+            continue
+        flush()
+        out.extend(pending_sep)
+        pending_sep.clear()
+        out.append(part)
+    flush()
+    out.extend(pending_sep)
+    return "".join(out)
+
+
+def _canonical_unit(raw: str) -> str:
+    """A unit as written ("GB / sec", "gigabytes per second") in table-key form."""
+    text = re.sub(r"\s+", " ", raw.strip())
+    m = re.fullmatch(r"([^\s/]+)\s*(?:/|\bper\b|\ban?\b)\s*(\S+)", text, re.IGNORECASE)
+    base, per = (m.group(1), m.group(2)) if m else (text, "")
+    # Bits vs bytes: "Gb", "Gbps", "Gbit" are bits; "GB", "gb", "GBps" are bytes.
+    key = base.lower()
+    upper_prefix_bits = bool(re.fullmatch(r"[KMGTP]b", base))
+    bps_bits = bool(re.fullmatch(r"[kmgtp]?bps", base, re.IGNORECASE)) and not re.fullmatch(
+        r"[KMGTP]Bps", base
+    )
+    is_bits = upper_prefix_bits or bps_bits
+    if is_bits:
+        key = key.replace("bps", "bit/s") if key.endswith("bps") else key + "it"
+    elif key.endswith("bps"):
+        key = key[:-3] + "b/s"
+    if per and per.lower() in _RATE_SUFFIX:
+        key += "/s"
+    return key
+
+
+@dataclass(frozen=True, slots=True)
+class NumericKey:
+    """A numeric question prepared for grading: its unit and the units it allows."""
+
+    value: float
+    tolerance: float
+    unit: Unit | None
+    allowed: tuple[Unit, ...]
+    synonyms: frozenset[str]
+
+
+def _singular(word: str) -> str:
+    return word[:-1] if len(word) > 3 and word.endswith("s") else word
+
+
+@lru_cache(maxsize=4096)
+def numeric_key(question: Question) -> NumericKey:
+    """Prepare ``question``'s value, tolerance and allowed units (cached per question)."""
+    names = (question.unit, *question.units)
+    units = [UNITS.get(_canonical_unit(n)) for n in names if n.strip()]
+    allowed = tuple(u for u in units if u is not None)
+    synonyms = frozenset(
+        " ".join(_singular(w) for w in normalize(n).split()) for n in names if normalize(n)
+    )
+    return NumericKey(
+        value=float(question.value or 0.0),
+        tolerance=question.tolerance,
+        unit=UNITS.get(_canonical_unit(question.unit)) if question.unit.strip() else None,
+        allowed=allowed,
+        synonyms=synonyms,
+    )
+
+
+class Fit(Enum):
+    """How a written unit fits the question."""
+
+    EXPLICIT = 1  # a unit the question allows, converted
+    BARE = 2  # no unit, or a word that is not a unit ("7 instances" on a bare question)
+    WRONG = 3  # a unit of another family or dimension
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """One number found in an answer, converted to the question's unit when it can be."""
+
+    low: float
+    high: float
+    fit: Fit
+    negated: bool
+    hedged: bool
+    start: int
+    word_one: bool
+    unit_text: str
+
+
+def _fit(unit_text: str, key: NumericKey) -> tuple[Fit, float]:
+    """How ``unit_text`` fits, and the factor that converts into the question's unit."""
+    if not unit_text:
+        return Fit.BARE, 1.0
+    canonical = _canonical_unit(unit_text)
+    unit = UNITS.get(canonical)
+    if unit is None and "/" not in canonical:
+        unit = UNITS.get(_canonical_unit(unit_text.split()[0]))
+    target = key.unit
+    words = f" {' '.join(_singular(w) for w in normalize(unit_text).split())} "
+    if any(f" {s} " in words for s in key.synonyms):
+        if unit is not None and target is not None and unit.dimension == target.dimension:
+            return Fit.EXPLICIT, unit.factor / target.factor
+        return Fit.EXPLICIT, 1.0
+    if unit is None:
+        return Fit.BARE, 1.0
+    if target is None or unit.dimension != target.dimension:
+        return Fit.WRONG, 1.0
+    allowed = any(a.name == unit.name for a in key.allowed)
+    same_family = unit.family == target.family
+    family_listed = any(a.family == unit.family for a in key.allowed)
+    if allowed or same_family or family_listed:
+        return Fit.EXPLICIT, unit.factor / target.factor
+    return Fit.WRONG, 1.0
+
+
+def read_numbers(answer: str, key: NumericKey) -> list[Reading]:
+    """Every number in ``answer``, with its unit fit and value in the question's unit."""
+    text = _words_to_digits(fold(answer).replace("≈", " ~ "))
+    # Keep the original case of units (Gb vs GB): fold changed only case and spacing.
+    cased = _words_to_digits(re.sub(r"\s+", " ", answer).strip().replace("≈", " ~ "))
+    if len(cased) != len(text):
+        cased = text
+    readings: list[Reading] = []
+    for m in _NUMBER.finditer(text):
+        digits = m.group(1).replace(",", "")
+        try:
+            value = float(digits) * (10.0 ** int(m.group(2)) if m.group(2) else 1.0)
+        except (ValueError, OverflowError):
+            continue
+        after = _AFTER.match(text, m.end())
+        multiplier = 1.0
+        high = value
+        unit_text = ""
+        if after:
+            if after.group(1):
+                multiplier = _MULTIPLIERS[after.group(1)]
+            if after.group(3):
+                try:
+                    high = float(after.group(3))
+                except ValueError:
+                    high = value
+            if after.group(4):
+                unit_text = cased[after.start(4) : after.end(4)]
+                attached = after.start(4) == m.end()
+                if attached and _canonical_unit(unit_text.split()[0]) not in UNITS:
+                    # "1g.5gb", "7x": an identifier, not a quantity.
+                    continue
+        fit, factor = _fit(unit_text, key)
+        if not math.isfinite(value * multiplier * factor):
+            continue
+        before = text[: m.start()].replace("~", " ").split()[-3:]
+        negated = bool(_NEGATIONS.intersection(w.strip(",.;:") for w in before[-2:]))
+        hedged = bool(_HEDGES.intersection(w.strip(",.;:") for w in before[-1:]))
+        word_one = text.startswith(_ONE_MARK, m.end())
+        readings.append(
+            Reading(
+                low=value * multiplier * factor,
+                high=high * multiplier * factor,
+                fit=fit,
+                negated=negated,
+                hedged=hedged,
+                start=m.start(),
+                word_one=word_one,
+                unit_text=unit_text,
+            )
+        )
+    return readings
+
+
+def _close(x: float, key: NumericKey) -> bool:
+    return abs(x - key.value) <= abs(key.value) * key.tolerance + 1e-9 * max(1.0, abs(key.value))
+
+
+@dataclass(frozen=True, slots=True)
+class NumericResult:
+    """The outcome for one numeric answer: right or not, and why."""
+
+    correct: bool
+    found: bool
+    wrong_unit: bool
+    given: str
+
+
+def check_numeric(question: Question, answer: str) -> NumericResult:
+    """Decide whether ``answer`` gives ``question``'s number (never raises)."""
+    key = numeric_key(question)
+    readings = [r for r in read_numbers(answer, key) if not r.negated]
+    if not readings:
+        return NumericResult(False, False, False, "")
+    if len(readings) > 1:
+        readings = [r for r in readings if not r.word_one] or readings
+    explicit = [r for r in readings if r.fit is Fit.EXPLICIT]
+    bare = [r for r in readings if r.fit is Fit.BARE]
+    candidates = explicit or bare
+    if not candidates:
+        return NumericResult(False, True, True, readings[0].unit_text)
+    primary = candidates[0]
+    ok = _close(primary.low, key) and _close(primary.high, key)
+    # "7 or 8": a hedge between different numbers is not an answer.
+    values = {round(r.low, 9) for r in candidates}
+    if any(r.hedged for r in candidates[1:]) and len(values) > 1:
+        ok = False
+    return NumericResult(ok, True, False, primary.unit_text)

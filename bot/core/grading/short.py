@@ -1,0 +1,140 @@
+"""Short-answer questions: accepted answers, acronyms, and typos in proportion.
+
+An answer is right when, after normalisation, it is an accepted answer or its
+acronym, contains one (a verbose answer), or is a close misspelling of one.
+Typo tolerance grows with length and never applies to short acronyms (MSP is
+not MPS), to answers whose digits differ (H100 is not H200), or to a different
+real term of the field (HBM2 is not HBM2e, MIG is not MPS).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from rapidfuzz import fuzz
+from rapidfuzz.distance import Levenshtein
+
+from bot.core.content import Question
+from bot.core.grading.normalize import compact, normalize
+
+# Terms of the field that are close in spelling but mean different things.
+KNOWN_TERMS = frozenset(
+    compact(t)
+    for t in (
+        "mig", "mps", "msp", "vgpu", "gpu", "cpu", "dpu", "tpu", "sr-iov", "mdev", "nvlink",
+        "nvswitch", "pcie", "hbm", "hbm2", "hbm2e", "hbm3", "hbm3e", "gddr6", "gddr6x", "cuda",
+        "dcgm", "nvml", "nccl", "mpi", "kueue", "volcano", "dra", "gfd", "nfd", "fsdp", "zero",
+        "zero-1", "zero-2", "zero-3", "tensor parallelism", "pipeline parallelism",
+        "data parallelism", "context parallelism", "expert parallelism", "time-slicing",
+        "time slicing", "passthrough", "best effort", "equal share", "fixed share",
+        "compute instance", "gpu instance", "a100", "a30", "h100", "h200", "b200", "gb200",
+        "gh200", "t4", "l40s", "a10", "a40", "sm", "sms", "tp", "pp", "dp", "cp", "ep",
+        "hami", "imex", "sharp", "infiniband", "ethernet", "roce", "rdma", "gpudirect",
+        "mixed", "single", "none", "replicas", "coscheduling", "gang scheduling",
+        "device plugin", "gpu operator", "mig manager", "mps server", "mps daemon",
+        "green contexts", "streams", "priority", "preemption", "lora", "qlora",
+    )
+)  # fmt: skip
+_NEGATION = re.compile(r"\b(?:not|never|isnt|arent|no)\s+$")
+_HEDGE = re.compile(r"\b(?:or|maybe|either)\b")
+_ACRONYM_MAX = 4
+
+
+@dataclass(frozen=True, slots=True)
+class ShortKey:
+    """A short question's accepted forms, prepared once."""
+
+    normals: tuple[str, ...]
+    compacts: frozenset[str]
+    patterns: tuple[re.Pattern[str], ...]
+    terms: frozenset[str]
+
+
+def _acronym(normal: str) -> str:
+    words = normal.split()
+    return "".join(w[0] for w in words) if len(words) >= 2 else ""
+
+
+@lru_cache(maxsize=4096)
+def short_key(question: Question) -> ShortKey:
+    """Prepare ``question``'s accepted answers for matching (cached per question)."""
+    normals = [normalize(a) for a in question.accepted]
+    normals = [n for n in normals if n]
+    acronyms = [a for a in (_acronym(n) for n in normals) if len(a) >= 2]
+    # An acronym answers the question, unless the prompt asks what that acronym stands for.
+    prompt_words = set(normalize(question.prompt).split())
+    extra = [a for a in acronyms if a not in prompt_words]
+    forms = tuple(dict.fromkeys(normals + extra))
+    patterns = tuple(
+        re.compile(r"(?<!\w)" + r"\s?".join(map(re.escape, f.split())) + r"(?:s|es)?(?!\w)")
+        for f in forms
+    )
+    compacts = frozenset(f.replace(" ", "") for f in forms)
+    return ShortKey(forms, compacts, patterns, frozenset(KNOWN_TERMS - compacts))
+
+
+def _digits(text: str) -> str:
+    return "".join(ch for ch in text if ch.isdigit())
+
+
+def _typo_budget(length: int) -> int:
+    """Edits forgiven for an answer of ``length`` characters: 0 up to 4, then 1, 2, 3."""
+    if length <= _ACRONYM_MAX:
+        return 0
+    if length <= 8:
+        return 1
+    if length <= 15:
+        return 2
+    return max(3, length // 7)
+
+
+def _close(given: str, form: str, key: ShortKey) -> bool:
+    """Whether ``given`` (compact) is a misspelling of ``form`` (compact)."""
+    if given in key.terms or _digits(given) != _digits(form):
+        return False
+    budget = _typo_budget(len(form))
+    if budget == 0:
+        return False
+    return Levenshtein.distance(given, form, score_cutoff=budget) <= budget
+
+
+def _mentions_other_term(normal: str, key: ShortKey, span: tuple[int, int]) -> bool:
+    rest = (normal[: span[0]] + " " + normal[span[1] :]).split()
+    return any(w in key.terms for w in rest) or any(
+        " ".join(rest[i : i + 2]) in key.terms for i in range(len(rest) - 1)
+    )
+
+
+def check_short(question: Question, answer: str) -> bool:
+    """Whether ``answer`` gives one of ``question``'s accepted answers (never raises)."""
+    key = short_key(question)
+    normal = normalize(answer)
+    if not normal:
+        return False
+    packed = normal.replace(" ", "")
+    if packed in key.compacts:
+        return True
+    if any(_close(packed, form, key) for form in key.compacts):
+        return True
+    hedged = bool(_HEDGE.search(normal))
+    for pattern in key.patterns:
+        for m in pattern.finditer(normal):
+            if _NEGATION.search(normal[: m.start()]):
+                continue
+            return not (hedged and _mentions_other_term(normal, key, m.span()))
+    # A verbose answer with a typo: "its the multi proces service".
+    if len(normal) <= 400:
+        for form in key.normals:
+            if len(form) < 9 or len(normal) <= len(form):
+                continue
+            align = fuzz.partial_ratio_alignment(form, normal, score_cutoff=88)
+            if align is None:
+                continue
+            piece = normal[align.dest_start : align.dest_end].strip()
+            if _close(piece.replace(" ", ""), form.replace(" ", ""), key) and not _NEGATION.search(
+                normal[: align.dest_start]
+            ):
+                return True
+    return False
