@@ -1,11 +1,56 @@
-"""Content lint: everything wrong with a set of packs, in one readable report."""
+"""Content lint: everything wrong with a set of packs, in one readable report.
+
+``lint_paths`` loads every pack it is given, keeps going past broken files, and
+returns one line per problem, each naming the file and the question id. The
+rules, on top of the schema and the loader's own checks:
+
+- ids are unique across every pack linted together, and pack ids too;
+- a choice answer is one of the choices; multi answers are a subset of the
+  choices, and not all of them (a question where every box is right teaches
+  nothing and is almost always an authoring slip);
+- a numeric question has a non-empty unit and a relative tolerance in
+  0..``MAX_TOLERANCE``;
+- every source is an http(s) URL with a host;
+- no two prompts, in any packs, are near-duplicates (see ``DUPLICATE_THRESHOLD``);
+- the right answer, given as an answer, grades ``correct`` (the first choice
+  text, the letters of a multi, every accepted short answer, the numeric value
+  with its unit): this catches answers the grader cannot read;
+- an open question's rubric has 3 to 6 points, and its model answer grades
+  ``correct`` against it;
+- the prompt itself, graded as an answer to an open or short question, must not
+  pass: a rubric whose phrases the prompt already contains rewards repeating
+  the question.
+
+Shipped packs (files in ``content/packs``) must use the topics of
+``bot.core.content.TOPICS``, a pack id equal to the file name, ids that start
+with the pack id, and a model answer on every open question. Packs linted
+from anywhere else (imported decks, drafts) may use their own topics and ids,
+and open questions graded against a model answer alone. All grading goes
+through ``bot.core.grading.grade``.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
+from urllib.parse import urlparse
 
-from bot.core.content import PACKS_DIR, load_packs, pack_files
+from bot.core.content import PACKS_DIR, TOPICS, Pack, Question, load_pack, pack_files
 from bot.core.errors import ContentError
+
+#: Relative tolerance above which a numeric question accepts almost anything.
+MAX_TOLERANCE = 0.25
+#: rapidfuzz ``token_sort_ratio`` (0..100) at or above which two prompts are
+#: near-duplicates. Token-sort ignores word order and compares characters, so
+#: rewordings such as "How many X can Y have?" / "Y can have how many X?" and
+#: one-word edits score 90+, while distinct questions that share a topic's
+#: vocabulary stay well below: across the shipped bank, the closest pair of
+#: genuinely different prompts scores under 80. ``token_set_ratio`` was
+#: rejected: it scores 100 whenever one prompt's words are a subset of the
+#: other's, which flags every short prompt that a longer one extends.
+DUPLICATE_THRESHOLD = 88.0
+MIN_RUBRIC_POINTS = 3
+MAX_RUBRIC_POINTS = 6
 
 
 def expand(paths: list[Path]) -> list[Path]:
@@ -23,8 +68,179 @@ def lint_paths(paths: list[Path]) -> tuple[list[str], int]:
     files = expand(paths)
     if not files:
         return ([f"no pack files found in {', '.join(map(str, paths)) or PACKS_DIR}"], 0)
+    problems: list[str] = []
+    packs: list[Pack] = []
+    for path in files:
+        try:
+            packs.append(load_pack(path))
+        except ContentError as exc:
+            problems.extend(exc.problems)
+    problems.extend(_cross_pack_problems(packs))
+    for pack in packs:
+        shipped = _is_shipped(pack.path)
+        for question in pack.questions:
+            where = f"{_name(pack)}: question {question.id!r}"
+            problems.extend(f"{where}: {p}" for p in question_problems(question, shipped=shipped))
+        if shipped:
+            problems.extend(_shipped_pack_problems(pack))
+    problems.extend(duplicate_prompt_problems(packs))
+    return (problems, sum(len(p.questions) for p in packs))
+
+
+def _name(pack: Pack) -> str:
+    return str(pack.path) if pack.path else pack.pack
+
+
+def _is_shipped(path: Path | None) -> bool:
+    if path is None:
+        return False
     try:
-        packs = load_packs(files)
-    except ContentError as exc:
-        return (exc.problems, 0)
-    return ([], sum(len(p.questions) for p in packs))
+        return path.resolve().parent == PACKS_DIR.resolve()
+    except OSError:  # pragma: no cover - unreadable paths never load
+        return False
+
+
+def _cross_pack_problems(packs: list[Pack]) -> list[str]:
+    problems: list[str] = []
+    pack_ids: dict[str, str] = {}
+    owner: dict[str, str] = {}
+    for pack in packs:
+        where = _name(pack)
+        if pack.pack in pack_ids:
+            problems.append(f"{where}: pack id {pack.pack!r} is also used by {pack_ids[pack.pack]}")
+        pack_ids.setdefault(pack.pack, where)
+        for q in pack.questions:
+            if q.id in owner and owner[q.id] != where:
+                problems.append(
+                    f"{where}: question {q.id!r}: id is also used in {owner[q.id]}"
+                )
+            owner.setdefault(q.id, where)
+    return problems
+
+
+def _shipped_pack_problems(pack: Pack) -> list[str]:
+    problems: list[str] = []
+    where = _name(pack)
+    if pack.path is not None and pack.path.stem != pack.pack:
+        problems.append(f"{where}: pack id {pack.pack!r} should match the file name")
+    for q in pack.questions:
+        at = f"{where}: question {q.id!r}"
+        if q.topic not in TOPICS:
+            problems.append(
+                f"{at}: topic {q.topic!r} is not one of the shipped topics ({', '.join(TOPICS)})"
+            )
+        if not q.id.startswith(pack.pack + "-"):
+            problems.append(f"{at}: id should start with the pack id {pack.pack + '-'!r}")
+        if q.kind == "open" and not q.model_answer:
+            problems.append(f"{at}: open question has no model_answer")
+    return problems
+
+
+def question_problems(q: Question, *, shipped: bool = False) -> list[str]:
+    """Problems of one loaded question (without file or id: the caller adds them)."""
+    problems: list[str] = []
+    for source in q.sources:
+        parsed = urlparse(source)
+        if parsed.scheme not in ("http", "https") or "." not in parsed.netloc:
+            problems.append(f"source {source!r} is not an http(s) URL")
+    if q.kind == "multi":
+        if set(q.correct) >= set(q.choices):
+            problems.append(
+                "every choice of this multi question is marked correct; "
+                "add a wrong choice or make it another kind"
+            )
+    elif q.kind == "numeric":
+        if not q.unit.strip():
+            problems.append('numeric question has no unit (give one, e.g. "GB/s" or "GPUs")')
+        if not 0 <= q.tolerance <= MAX_TOLERANCE:
+            problems.append(
+                f"tolerance {q.tolerance:g} is outside 0..{MAX_TOLERANCE:g} (it is relative)"
+            )
+    elif q.kind == "open" and q.rubric:
+        n = len(q.rubric)
+        if not MIN_RUBRIC_POINTS <= n <= MAX_RUBRIC_POINTS:
+            problems.append(
+                f"rubric has {n} point(s); give {MIN_RUBRIC_POINTS} to {MAX_RUBRIC_POINTS}"
+            )
+    problems.extend(_grading_problems(q))
+    return problems
+
+
+def _reference_answers(q: Question) -> list[str]:
+    if q.kind == "choice":
+        return list(q.correct[:1])
+    if q.kind == "multi":
+        letters = [chr(ord("A") + q.choices.index(c)) for c in q.correct if c in q.choices]
+        return [", ".join(letters)] if letters else []
+    if q.kind == "numeric" and q.value is not None:
+        return [f"{q.value:g} {q.unit}".strip()]
+    if q.kind == "short":
+        return list(q.accepted)
+    if q.kind == "open" and q.model_answer and q.rubric:
+        return [q.model_answer]
+    return []
+
+
+def _grading_problems(q: Question) -> list[str]:
+    # Imported here so that a broken grading package shows up as lint problems,
+    # and so that loading the lint module never drags in the grading engine.
+    from bot.core.grading import grade
+
+    problems: list[str] = []
+    for answer in _reference_answers(q):
+        label = "model answer" if q.kind == "open" else f"right answer {answer!r}"
+        try:
+            result = grade(q, answer)
+        except Exception as exc:  # any grader failure is a content problem to report
+            problems.append(f"grading the {label} failed: {type(exc).__name__}: {exc}")
+            continue
+        if result.verdict != "correct":
+            missed = f"; missed: {'; '.join(result.missed)}" if result.missed else ""
+            problems.append(
+                f"the {label} grades {result.verdict} (score {result.score:.2f}){missed}"
+            )
+    if q.kind in ("open", "short"):
+        try:
+            result = grade(q, q.prompt)
+        except Exception as exc:
+            problems.append(f"grading the prompt as an answer failed: {type(exc).__name__}: {exc}")
+        else:
+            if result.verdict == "correct":
+                what = "rubric phrases are" if q.kind == "open" else "an accepted answer is"
+                matched = f" (matched: {'; '.join(result.matched)})" if result.matched else ""
+                problems.append(
+                    f"the prompt itself, graded as an answer, passes: {what} too generic"
+                    f" or given away by the prompt{matched}"
+                )
+    return problems
+
+
+def duplicate_prompt_problems(
+    packs: Iterable[Pack], threshold: float = DUPLICATE_THRESHOLD
+) -> list[str]:
+    """Pairs of prompts, in any of ``packs``, that are near-duplicates of each other."""
+    from rapidfuzz import fuzz, process, utils
+
+    located = [(_name(p), q) for p in packs for q in p.questions]
+    if len(located) < 2:
+        return []
+    prompts = [q.prompt for _, q in located]
+    scores = process.cdist(
+        prompts,
+        prompts,
+        scorer=fuzz.token_sort_ratio,
+        processor=utils.default_process,
+        score_cutoff=threshold,
+        workers=-1,
+    )
+    problems: list[str] = []
+    for i in range(len(located)):
+        for j in range(i + 1, len(located)):
+            score = float(scores[i][j])
+            if score >= threshold:
+                (file_a, qa), (file_b, qb) = located[i], located[j]
+                problems.append(
+                    f"{file_a}: question {qa.id!r}: prompt is a near-duplicate "
+                    f"(similarity {score:.0f}) of question {qb.id!r} in {file_b}"
+                )
+    return problems
