@@ -1,11 +1,34 @@
-"""``studybot content``: lint the question packs (import and export live beside it)."""
+"""``studybot content``: lint, import and export question packs.
+
+- ``lint [PATH ...]``: check packs against the schema and the content rules.
+- ``import --from FORMAT FILE --pack NAME``: read a Red trivia list, an Anki
+  deck (``.apkg`` or text export), an Open Trivia DB response or a CSV file,
+  and write ``content/packs/NAME.yaml`` once it passes lint; nothing is written
+  otherwise, and every problem is listed.
+- ``export --to anki|csv [--pack ID ...] [--out FILE]``: write packs as Anki
+  plain text or CSV (the layout ``import --from csv`` reads).
+
+Exit codes: 0 success, 1 lint problems, 2 bad input.
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
+from bot.cli.common import usage_of
+from bot.content_io import (
+    EXPORT_FORMATS,
+    IMPORT_FORMATS,
+    ImportOptions,
+    export_packs,
+    import_file,
+    select_packs,
+)
+from bot.core.content import PACKS_DIR
+from bot.core.errors import ContentError, UserError
 from bot.core.lint import lint_paths
 
 
@@ -22,7 +45,78 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="pack files or folders (default: content/packs)",
     )
     lint.set_defaults(handler=run_lint)
-    parser.set_defaults(handler=lambda _args: parser.print_help() or 2)
+    _register_import(content_sub)
+    _register_export(content_sub)
+    parser.set_defaults(handler=usage_of(parser))
+
+
+def _register_import(content_sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    imp = content_sub.add_parser(
+        "import",
+        help="import a Red trivia list, Anki deck, Open Trivia DB response or CSV as a pack",
+        description=(
+            "Import questions from another tool as a pack. The pack is checked with the "
+            "content lint before anything is written; on any problem nothing is written "
+            "and every problem is listed."
+        ),
+    )
+    imp.add_argument(
+        "--from",
+        dest="fmt",
+        required=True,
+        choices=IMPORT_FORMATS,
+        help="red: Red-DiscordBot trivia YAML; anki: .apkg or Anki text export; "
+        "opentdb: Open Trivia DB API JSON; csv: studybot's CSV layout",
+    )
+    imp.add_argument("file", type=Path, help="the file to import")
+    imp.add_argument("--pack", required=True, metavar="NAME", help="the new pack's name (its id)")
+    imp.add_argument("--title", help="pack title (default: from the file, else NAME)")
+    imp.add_argument("--topic", help="topic of every question (default: NAME as an id)")
+    imp.add_argument(
+        "--source",
+        metavar="URL",
+        help="source URL for questions that have none (default per format; CSV has none)",
+    )
+    imp.add_argument(
+        "--role",
+        default="pm,eng",
+        help="who the questions are for: pm, eng or pm,eng (default)",
+    )
+    imp.add_argument(
+        "--difficulty",
+        type=int,
+        default=2,
+        choices=(1, 2, 3),
+        help="difficulty when the file gives none (default 2)",
+    )
+    imp.add_argument(
+        "--out",
+        metavar="PATH",
+        help="where to write the pack (default: content/packs/NAME.yaml; '-' prints it)",
+    )
+    imp.add_argument("--force", action="store_true", help="replace an existing pack file")
+    imp.add_argument("--packs-dir", type=Path, default=PACKS_DIR, help=argparse.SUPPRESS)
+    imp.set_defaults(handler=run_import)
+
+
+def _register_export(content_sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    exp = content_sub.add_parser(
+        "export",
+        help="export packs as Anki plain text or CSV",
+        description="Export packs for other tools: Anki's plain-text import format, or CSV.",
+    )
+    exp.add_argument("--to", dest="fmt", required=True, choices=EXPORT_FORMATS)
+    exp.add_argument(
+        "--pack",
+        dest="packs",
+        action="append",
+        default=[],
+        metavar="ID",
+        help="a pack id or pack file to export (repeatable; default: every pack)",
+    )
+    exp.add_argument("--out", type=Path, metavar="FILE", help="write here (default: stdout)")
+    exp.add_argument("--packs-dir", type=Path, default=PACKS_DIR, help=argparse.SUPPRESS)
+    exp.set_defaults(handler=run_export)
 
 
 def run_lint(args: argparse.Namespace) -> int:
@@ -33,4 +127,78 @@ def run_lint(args: argparse.Namespace) -> int:
             print(f"  - {line}", file=sys.stderr)
         return 1
     print(f"ok: {count} questions, no problems")
+    return 0
+
+
+def _fail(action: str, message: str, problems: Sequence[str] = ()) -> int:
+    print(f"studybot content {action}: {message}", file=sys.stderr)
+    for line in problems:
+        print(f"  - {line}", file=sys.stderr)
+    return 2
+
+
+def run_import(args: argparse.Namespace) -> int:
+    """``studybot content import``: exit 0 when written (or printed), 2 on any problem."""
+    to_stdout = args.out == "-"
+    try:
+        options = ImportOptions(
+            pack=args.pack,
+            title=args.title,
+            topic=args.topic,
+            source=args.source,
+            roles=tuple(r for r in args.role.replace(",", " ").split() if r),
+            difficulty=args.difficulty,
+        )
+        result = import_file(
+            args.fmt,
+            args.file,
+            options,
+            out=None if args.out is None or to_stdout else Path(args.out),
+            force=args.force,
+            write=not to_stdout,
+            packs_dir=args.packs_dir,
+        )
+    except UserError as exc:
+        return _fail("import", str(exc))
+    except ContentError as exc:
+        count = len(exc.problems)
+        return _fail(
+            "import",
+            f"cannot import {args.file} ({count} problem{'s' if count != 1 else ''}); "
+            "nothing was written:",
+            exc.problems,
+        )
+    count = len(result.pack.questions)
+    if to_stdout:
+        sys.stdout.write(result.text)
+        return 0
+    print(
+        f"imported {count} question{'s' if count != 1 else ''} from {args.file.name} "
+        f"({result.source_label}) into {result.path}: pack {result.pack.pack!r}, lint ok"
+    )
+    return 0
+
+
+def run_export(args: argparse.Namespace) -> int:
+    """``studybot content export``: exit 0 when exported, 2 on unknown or broken packs."""
+    try:
+        packs = select_packs(list(args.packs), args.packs_dir)
+        text = export_packs(packs, args.fmt)
+    except UserError as exc:
+        return _fail("export", str(exc))
+    except ContentError as exc:
+        return _fail("export", "the packs do not load:", exc.problems)
+    count = sum(len(p.questions) for p in packs)
+    if args.out is None:
+        sys.stdout.write(text)
+        return 0
+    try:
+        args.out.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        return _fail("export", f"cannot write {args.out}: {exc.strerror or exc}")
+    label = "Anki text" if args.fmt == "anki" else "CSV"
+    print(
+        f"exported {count} question{'s' if count != 1 else ''} from {len(packs)} "
+        f"pack{'s' if len(packs) != 1 else ''} to {args.out} ({label})"
+    )
     return 0
