@@ -112,7 +112,7 @@ class Pack:
 def _validator() -> jsonschema.protocols.Validator:
     schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
     cls = jsonschema.validators.validator_for(schema)
-    return cls(schema)  # type: ignore[no-any-return]
+    return cls(schema)
 
 
 def _where(path: Sequence[Any], data: Mapping[str, Any]) -> str:
@@ -227,7 +227,7 @@ def _rule_problems(data: Mapping[str, Any], source: str) -> list[str]:
 
 
 def parse_pack(data: Any, source: str, path: Path | None = None) -> Pack:
-    """Validate raw pack data and build a :class:`Pack`; raise ContentError listing every problem."""
+    """Validate raw pack data and build a Pack; raise ContentError listing every problem."""
     problems = schema_problems(data, source)
     if not problems:
         problems = _rule_problems(data, source)

@@ -8,8 +8,10 @@ direct message, as an update of an earlier message, or as a form (modal).
 
 from __future__ import annotations
 
+import base64
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Any
 
 
 class Delivery(StrEnum):
@@ -117,3 +119,67 @@ class Outgoing:
 def say(to: str, text: str, *, channel: str | None = None) -> Outgoing:
     """A private one-line reply to ``to``: the most common answer to a command."""
     return Outgoing(Delivery.PRIVATE, to, Card(blocks=(text,)), channel=channel)
+
+
+def to_payload(message: Outgoing) -> dict[str, object]:
+    """A JSON-safe form of ``message`` for the outbox."""
+    card = message.card
+    return {
+        "delivery": message.delivery.value,
+        "to": message.to,
+        "channel": message.channel,
+        "ref": message.ref,
+        "thread": message.thread,
+        "key": message.key,
+        "tags": dict(message.tags),
+        "card": {
+            "title": card.title,
+            "blocks": list(card.blocks),
+            "fields": [[f.label, f.value, f.inline] for f in card.fields],
+            "buttons": [[b.label, b.action, b.style.value] for b in card.buttons],
+            "image_url": card.image_url,
+            "footer": card.footer,
+        },
+        "form": None
+        if message.form is None
+        else [
+            message.form.title,
+            message.form.label,
+            message.form.action,
+            message.form.placeholder,
+            message.form.multiline,
+        ],
+        "attachments": [
+            [a.filename, base64.b64encode(a.content).decode("ascii"), a.mime_type]
+            for a in message.attachments
+        ],
+    }
+
+
+def from_payload(data: dict[str, Any]) -> Outgoing:
+    """The inverse of :func:`to_payload`."""
+    c = data["card"]
+    card = Card(
+        title=c["title"],
+        blocks=tuple(c["blocks"]),
+        fields=tuple(Field(lbl, val, bool(inl)) for lbl, val, inl in c["fields"]),
+        buttons=tuple(Button(lbl, act, ButtonStyle(sty)) for lbl, act, sty in c["buttons"]),
+        image_url=c["image_url"],
+        footer=c["footer"],
+    )
+    form = data.get("form")
+    return Outgoing(
+        delivery=Delivery(data["delivery"]),
+        to=data["to"],
+        card=card,
+        channel=data.get("channel"),
+        ref=data.get("ref"),
+        thread=data.get("thread"),
+        form=None if form is None else Form(form[0], form[1], form[2], form[3], bool(form[4])),
+        attachments=tuple(
+            Attachment(name, base64.b64decode(blob), mime)
+            for name, blob, mime in data.get("attachments") or ()
+        ),
+        key=data.get("key"),
+        tags=dict(data.get("tags") or {}),
+    )

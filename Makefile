@@ -1,0 +1,40 @@
+# Quick start: `make run` (the console on SQLite) and `make test` (ruff + the whole suite).
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+ARGS ?=
+
+.PHONY: run test lint typecheck bench clean
+
+$(BIN)/python:
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "studybot needs Python 3.11 or newer")'
+	@$(PYTHON) -m venv $(VENV)
+	@$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(VENV)/.installed: $(BIN)/python pyproject.toml
+	@$(BIN)/python -m pip install --quiet -e . >&2
+	@touch $@
+
+$(VENV)/.installed-dev: $(BIN)/python pyproject.toml
+	@$(BIN)/python -m pip install --quiet -e '.[all,dev]' >&2
+	@touch $@ $(VENV)/.installed
+
+run: $(VENV)/.installed
+	@$(BIN)/studybot console $(ARGS)
+
+test: $(VENV)/.installed-dev
+	$(BIN)/ruff check bot tests bench migrations
+	$(BIN)/mypy
+	$(BIN)/pytest -q
+
+lint: $(VENV)/.installed-dev
+	$(BIN)/ruff check bot tests bench migrations
+
+typecheck: $(VENV)/.installed-dev
+	$(BIN)/mypy
+
+bench: $(VENV)/.installed-dev
+	@for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b; done
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -1,0 +1,1 @@
+"""Adapters translate platform payloads to events and render outgoing messages."""

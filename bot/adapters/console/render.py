@@ -1,0 +1,44 @@
+"""Outgoing messages as terminal text or as JSON lines."""
+
+from __future__ import annotations
+
+import json
+
+from bot.core.messages import Delivery, Outgoing
+
+
+def as_json(message: Outgoing, channel_name: str) -> str:
+    """One JSON line: at least ``kind``, ``to`` and ``text`` (the console contract)."""
+    data: dict[str, object] = {
+        "kind": message.delivery.value,
+        "to": message.to,
+        "text": message.text,
+    }
+    if message.delivery is Delivery.PRIVATE:
+        data["channel"] = message.channel or channel_name
+    if message.card.title:
+        data["title"] = message.card.title
+    if message.card.buttons:
+        data["buttons"] = [{"label": b.label, "action": b.action} for b in message.card.buttons]
+    if message.attachments:
+        data["attachments"] = [a.filename for a in message.attachments]
+    return json.dumps(data, ensure_ascii=False)
+
+
+def as_text(message: Outgoing) -> str:
+    """A message as plain lines, prefixed with where it went."""
+    body = message.text
+    if message.delivery is Delivery.CHANNEL:
+        head = f"[#{message.to}]"
+    elif message.delivery is Delivery.PRIVATE:
+        head = f"[to {message.to}, only you]"
+    elif message.delivery is Delivery.DM:
+        head = f"[DM to {message.to}]"
+    elif message.delivery is Delivery.UPDATE:
+        head = f"[#{message.to}, updated]"
+    else:
+        head = f"[form for {message.to}]"
+        if message.form is not None:
+            body = f"{message.form.label}: type /answer TEXT to fill it in"
+    indented = "\n".join("  " + line if line else "" for line in body.splitlines())
+    return f"{head}\n{indented}"

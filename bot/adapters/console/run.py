@@ -1,0 +1,114 @@
+"""The console's loop: a rich prompt on a TTY, one line at a time from a pipe."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Callable
+from typing import BinaryIO, TextIO
+
+from rich.console import Console
+from rich.panel import Panel
+from rich.text import Text
+
+from bot.adapters.console.render import as_json, as_text
+from bot.adapters.console.session import ConsoleSession
+from bot.bootstrap import App
+from bot.core.messages import Delivery, Outgoing
+
+STYLE = {
+    Delivery.CHANNEL: "cyan",
+    Delivery.PRIVATE: "green",
+    Delivery.DM: "magenta",
+    Delivery.UPDATE: "cyan",
+    Delivery.MODAL: "yellow",
+}
+
+
+def make_printer(
+    json_lines: bool, out: TextIO, rich_console: Console | None, channel: Callable[[], str]
+) -> Callable[[Outgoing], None]:
+    def emit(message: Outgoing) -> None:
+        if json_lines:
+            out.write(as_json(message, channel()) + "\n")
+        elif rich_console is not None:
+            title = {
+                Delivery.CHANNEL: f"#{message.to}",
+                Delivery.PRIVATE: f"to {message.to} (only you)",
+                Delivery.DM: f"DM to {message.to}",
+                Delivery.UPDATE: f"#{message.to} (updated)",
+                Delivery.MODAL: f"form for {message.to}",
+            }[message.delivery]
+            rich_console.print(
+                Panel(
+                    Text(message.text),
+                    title=title,
+                    title_align="left",
+                    border_style=STYLE[message.delivery],
+                )
+            )
+        else:
+            out.write(as_text(message) + "\n")
+        out.flush()
+
+    return emit
+
+
+def decode(raw: bytes) -> str | None:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+async def run_script(session: ConsoleSession, stream: BinaryIO) -> None:
+    """Script mode: every line of ``stream`` in turn; bad bytes get a message, not a crash."""
+    await session.start()
+    while True:
+        raw = await asyncio.to_thread(stream.readline)
+        if not raw:
+            return
+        line = decode(raw)
+        if line is None:
+            session.emit_error("That line is not valid UTF-8 text. Nothing was done.")
+            continue
+        await session.handle_line(line)
+
+
+async def run_interactive(session: ConsoleSession, console: Console) -> None:
+    await session.start()
+    console.print(Text("studybot console: type /help for commands, Ctrl-D to leave.", style="bold"))
+    while True:
+        try:
+            line = await asyncio.to_thread(console.input, f"[bold]{session.user}[/bold]> ")
+        except EOFError:
+            console.print()
+            return
+        await session.handle_line(line)
+
+
+def run_console(
+    app: App,
+    *,
+    user: str,
+    channel: str,
+    tz: str | None,
+    json_lines: bool,
+    stdin: BinaryIO | None = None,
+    stdout: TextIO | None = None,
+    interactive: bool | None = None,
+) -> int:
+    stdin = stdin if stdin is not None else sys.stdin.buffer
+    stdout = stdout if stdout is not None else sys.stdout
+    if interactive is None:
+        interactive = sys.stdin.isatty() and stdout.isatty() and not json_lines
+    rich_console = Console(file=stdout) if interactive else None
+    holder: list[ConsoleSession] = []
+    emit = make_printer(json_lines, stdout, rich_console, lambda: holder[0].channel)
+    session = ConsoleSession(app, user=user, channel=channel, tz=tz, emit=emit)
+    holder.append(session)
+    if rich_console is not None:
+        asyncio.run(run_interactive(session, rich_console))
+    else:
+        asyncio.run(run_script(session, stdin))
+    return 0

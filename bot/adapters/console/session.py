@@ -1,0 +1,128 @@
+"""A console session: one line in, messages out; /as and /advance live here."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from datetime import timedelta
+
+from pytimeparse.timeparse import timeparse as parse_duration
+
+from bot.bootstrap import App
+from bot.core.clock import SimulatedClock
+from bot.core.events import Event, EventKind
+from bot.core.messages import Outgoing, say
+
+PLATFORM = "console"
+WORKSPACE = "console"
+MAX_LINE_CHARS = 8000
+MAX_ADVANCE = timedelta(days=400)
+NAME_OK = re.compile(r"^[A-Za-z0-9._-]{1,40}$")
+
+
+class ConsoleNotifier:
+    """Hands messages from the outbox to the console's printer."""
+
+    def __init__(self, emit: Callable[[Outgoing], None]) -> None:
+        self.emit = emit
+        self.sent = 0
+
+    async def send(self, message: Outgoing) -> str | None:
+        self.emit(message)
+        self.sent += 1
+        return f"console-{self.sent}"
+
+
+class ConsoleSession:
+    """Turns console lines into events for the bot and prints what comes back."""
+
+    def __init__(
+        self, app: App, user: str, channel: str, tz: str | None, emit: Callable[[Outgoing], None]
+    ) -> None:
+        self.app = app
+        self.user = user
+        self.channel = channel
+        self.tz = tz
+        self.emit = emit
+        app.notifiers[PLATFORM] = ConsoleNotifier(emit)
+
+    def _reply(self, text: str) -> None:
+        self.emit(say(self.user, text, channel=self.channel))
+
+    def emit_error(self, text: str) -> None:
+        """Tell the acting user that a line could not be used."""
+        self._reply(text)
+
+    async def start(self) -> None:
+        """Deliver anything that fell due while the console was closed."""
+        await self.app.runner.run_due()
+
+    async def handle_line(self, line: str) -> None:
+        line = line.strip()
+        if not line:
+            return
+        if len(line) > MAX_LINE_CHARS:
+            self._reply(
+                f"That line is too long ({len(line):,} characters); "
+                f"keep it under {MAX_LINE_CHARS:,}. Nothing was done."
+            )
+            return
+        if line.startswith("/"):
+            name, _, args = line[1:].partition(" ")
+            name = name.lower()
+            if name == "as":
+                self._switch_user(args.strip())
+                return
+            if name == "advance":
+                await self._advance(args.strip())
+                return
+            event = Event(
+                EventKind.COMMAND,
+                PLATFORM,
+                WORKSPACE,
+                self.channel,
+                self.user,
+                user_name=self.user,
+                command=name,
+                args=args.strip(),
+                user_tz=self.tz,
+            )
+        else:
+            event = Event(
+                EventKind.MESSAGE,
+                PLATFORM,
+                WORKSPACE,
+                self.channel,
+                self.user,
+                user_name=self.user,
+                text=line,
+                user_tz=self.tz,
+            )
+        for message in self.app.bot.handle(event):
+            self.emit(message)
+        await self.app.runner.run_due()
+
+    def _switch_user(self, name: str) -> None:
+        if not NAME_OK.match(name):
+            self._reply("Usage: /as NAME (letters, digits, '.', '_' or '-', up to 40).")
+            return
+        self.user = name
+        self._reply(f"You are now {name}.")
+
+    async def _advance(self, text: str) -> None:
+        clock = self.app.clock
+        if not isinstance(clock, SimulatedClock):
+            self._reply("/advance needs a simulated clock: start the console with --clock ISO8601.")
+            return
+        seconds = parse_duration(text) if text else None
+        if seconds is None or seconds <= 0:
+            self._reply(
+                f"{text or 'Nothing'!r} is not a duration. Try /advance 90m or /advance 1d."
+            )
+            return
+        delta = timedelta(seconds=seconds)
+        if delta > MAX_ADVANCE:
+            self._reply("That is too far; advance at most 400 days at a time.")
+            return
+        await self.app.runner.advance(clock, delta)
+        self._reply(f"The clock is now {clock.now().isoformat(timespec='minutes')}.")

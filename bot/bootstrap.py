@@ -1,0 +1,93 @@
+"""One place that wires everything; tests pass overrides instead of patching."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from sqlalchemy import Engine
+from sqlalchemy.orm import Session, sessionmaker
+
+from bot.config import Settings, load_settings
+from bot.core.app import StudyBot
+from bot.core.bank import QuestionBank
+from bot.core.clock import Clock, SystemClock
+from bot.core.context import Services
+from bot.core.due import DueJob
+from bot.core.errors import ConfigError
+from bot.core.ports import UnitOfWork
+from bot.db import migrate
+from bot.db.engine import make_engine, make_session_factory
+from bot.db.questions import sync_questions
+from bot.db.uow import SqlUnitOfWork
+from bot.delivery import Notifier, OutboxDeliverer
+from bot.scheduler import DueRunner
+
+
+@dataclass
+class App:
+    """The wired bot: what adapters, the CLI and tests use."""
+
+    settings: Settings
+    engine: Engine
+    session_factory: sessionmaker[Session]
+    clock: Clock
+    services: Services
+    bot: StudyBot
+    runner: DueRunner
+    notifiers: dict[str, Notifier] = field(default_factory=dict)
+
+    def uow(self) -> UnitOfWork:
+        return SqlUnitOfWork(self.session_factory, self.clock)
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+
+def default_jobs() -> list[DueJob]:
+    """The due jobs every deployment runs."""
+    return []
+
+
+def bootstrap(
+    settings: Settings | None = None,
+    *,
+    clock: Clock | None = None,
+    bank: QuestionBank | None = None,
+    notifiers: dict[str, Notifier] | None = None,
+    jobs: Sequence[DueJob] | None = None,
+    auto_migrate: bool | None = None,
+) -> App:
+    """Build the bot. SQLite databases are migrated on start; others must be current
+    (``studybot db upgrade``), or a ConfigError says so."""
+    settings = settings or load_settings()
+    clock = clock or SystemClock()
+    bank = bank if bank is not None else QuestionBank.load()
+    engine = make_engine(settings.database_url)
+    if auto_migrate is None:
+        auto_migrate = engine.dialect.name == "sqlite"
+    if auto_migrate:
+        migrate.upgrade(engine)
+    elif not migrate.is_current(engine):
+        engine.dispose()
+        raise ConfigError("The database schema is not current. Run `studybot db upgrade` first.")
+    session_factory = make_session_factory(engine)
+    with session_factory() as session, session.begin():
+        sync_questions(session, bank, clock.now())
+    services = Services(clock=clock, bank=bank)
+    uow_factory: Callable[[], UnitOfWork] = lambda: SqlUnitOfWork(session_factory, clock)  # noqa: E731
+    notifiers = notifiers if notifiers is not None else {}
+    deliverer = OutboxDeliverer(session_factory, clock, notifiers)
+    runner = DueRunner(
+        uow_factory, services, jobs if jobs is not None else default_jobs(), deliverer
+    )
+    return App(
+        settings,
+        engine,
+        session_factory,
+        clock,
+        services,
+        StudyBot(uow_factory, services),
+        runner,
+        notifiers,
+    )

@@ -1,0 +1,71 @@
+"""The core's entry point: one event in, the replies out.
+
+``StudyBot.handle`` opens a unit of work, finds who is acting where, routes the
+event to its use case and commits. User errors become a private reply with
+their message; anything else is logged once with its traceback and the user
+gets a short apology, never exception text.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from bot.core.commands import ACTIONS, handler_for
+from bot.core.context import Context, Services
+from bot.core.daily import answer_daily
+from bot.core.errors import UserError
+from bot.core.events import Event, EventKind
+from bot.core.messages import Outgoing, say
+from bot.core.ports import UnitOfWork
+
+log = logging.getLogger(__name__)
+MAX_INPUT_CHARS = 8000
+APOLOGY = "Sorry, something went wrong on my side. Please try again in a moment."
+
+
+class StudyBot:
+    """Routes events to use cases. Built once by ``bootstrap``; safe to share between tasks."""
+
+    def __init__(self, uow_factory: Callable[[], UnitOfWork], services: Services) -> None:
+        self.uow_factory = uow_factory
+        self.services = services
+
+    def handle(self, event: Event) -> list[Outgoing]:
+        """Run ``event``'s use case and return what to send back to the acting user."""
+        try:
+            with self.uow_factory() as uow:
+                ctx = self._context(uow, event)
+                replies = self._route(ctx)
+                uow.commit()
+                return replies
+        except UserError as err:
+            return [say(event.user, str(err), channel=event.channel)]
+        except Exception:
+            log.exception(
+                "event failed: %s %s on %s",
+                event.kind,
+                event.command or event.action,
+                event.platform,
+            )
+            return [say(event.user, APOLOGY, channel=event.channel)]
+
+    def _context(self, uow: UnitOfWork, event: Event) -> Context:
+        workspace = uow.workspaces.ensure(event.platform, event.workspace)
+        user = uow.users.ensure(workspace, event.user, event.user_name, event.user_tz)
+        channel = uow.channels.ensure(workspace, event.channel)
+        return Context(uow, self.services, event, workspace, user, channel)
+
+    def _route(self, ctx: Context) -> list[Outgoing]:
+        event = ctx.event
+        if len(event.text) > MAX_INPUT_CHARS or len(event.args) > MAX_INPUT_CHARS:
+            raise UserError(f"That is too long: keep it under {MAX_INPUT_CHARS} characters.")
+        if event.kind is EventKind.COMMAND:
+            return handler_for(event.command.lower())(ctx, event.args)
+        if event.kind is EventKind.ACTION:
+            parts = event.action.split(":")
+            action = ACTIONS.get(parts[0])
+            if action is None:
+                raise UserError("That button is no longer valid.")
+            return action(ctx, parts, event.text)
+        return answer_daily(ctx, event.text)

@@ -1,0 +1,124 @@
+"""The command table: every command of the contract, its usage, and who handles it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from bot.core import daily
+from bot.core.context import Context
+from bot.core.errors import NotAvailableYet, UserError
+from bot.core.messages import Card, Delivery, Outgoing, say
+from bot.core.timezones import parse_zone
+
+Handler = Callable[[Context, str], list[Outgoing]]
+
+
+@dataclass(frozen=True, slots=True)
+class CommandSpec:
+    name: str
+    usage: str
+    summary: str
+    handler: Handler | None = None
+    admin: bool = False
+    console_only: bool = False
+
+
+def _not_yet(name: str) -> Handler:
+    def handler(_ctx: Context, _args: str) -> list[Outgoing]:
+        raise NotAvailableYet(name)
+
+    return handler
+
+
+def _daily(ctx: Context, args: str) -> list[Outgoing]:
+    if args.strip():
+        raise UserError(
+            "/daily takes no arguments. To answer, type /answer followed by your answer."
+        )
+    return daily.show_daily(ctx)
+
+
+def _answer(ctx: Context, args: str) -> list[Outgoing]:
+    return daily.answer_daily(ctx, args)
+
+
+def _tz(ctx: Context, args: str) -> list[Outgoing]:
+    if not args.strip():
+        current = ctx.user.timezone or f"{ctx.workspace.timezone} (the workspace's)"
+        return [
+            say(
+                ctx.user.external_id,
+                f"Your time zone is {current}. Change it with /tz ZONE.",
+                channel=ctx.channel.external_id,
+            )
+        ]
+    name = parse_zone(args)
+    ctx.user = ctx.uow.users.set_timezone(ctx.user, name)
+    local = ctx.now.astimezone(ctx.user_zone).strftime("%a %d %b %H:%M")
+    return [
+        say(
+            ctx.user.external_id,
+            f"Time zone set to {name}. It is {local} there.",
+            channel=ctx.channel.external_id,
+        )
+    ]
+
+
+def _help(ctx: Context, _args: str) -> list[Outgoing]:
+    lines = [
+        f"{spec.usage:<44} {spec.summary}"
+        for spec in COMMANDS.values()
+        if not spec.console_only or ctx.event.platform == "console"
+    ]
+    return [
+        Outgoing(
+            Delivery.PRIVATE,
+            ctx.user.external_id,
+            Card(title="studybot commands", blocks=("\n".join(lines),)),
+            channel=ctx.channel.external_id,
+        )
+    ]
+
+
+_SPECS = [
+    CommandSpec(
+        "daily", "/daily", "show today's daily question (posts it if not yet posted)", _daily
+    ),
+    CommandSpec(
+        "answer",
+        "/answer TEXT",
+        "answer the open question: your quiz's, else today's daily",
+        _answer,
+    ),
+    CommandSpec("quiz", "/quiz [TOPIC] [N]", "start a personal quiz of N questions (default 5)"),
+    CommandSpec("streak", "/streak", "your current and longest streak, and freezes held"),
+    CommandSpec("leaderboard", "/leaderboard [week|month|all] [team NAME]", "the leaderboard"),
+    CommandSpec("team", "/team join NAME | leave NAME", "join or leave a study group"),
+    CommandSpec("mock", "/mock schedule WHEN | list | cancel ID", "mock interviews"),
+    CommandSpec("tz", "/tz ZONE", "set your time zone (IANA name, e.g. Europe/Berlin)", _tz),
+    CommandSpec("studybot", "/studybot schedule ...", "channel settings (admins)", admin=True),
+    CommandSpec("as", "/as NAME", "act as another user (console only)", console_only=True),
+    CommandSpec(
+        "advance",
+        "/advance DURATION",
+        "move the simulated clock (90m, 1d) and run what is due",
+        console_only=True,
+    ),
+    CommandSpec("help", "/help", "every command, one line each", _help),
+]
+
+COMMANDS: dict[str, CommandSpec] = {spec.name: spec for spec in _SPECS}
+
+
+def handler_for(name: str) -> Handler:
+    """The handler of command ``name``; raises UserError for an unknown one."""
+    spec = COMMANDS.get(name)
+    if spec is None or spec.console_only:
+        raise UserError(f"Unknown command /{name[:40]}. Type /help to see every command.")
+    return spec.handler or _not_yet(name)
+
+
+ACTIONS: dict[str, Callable[[Context, list[str], str], list[Outgoing]]] = {
+    "daily": daily.daily_action,
+}

@@ -1,0 +1,48 @@
+"""What a use case gets: the unit of work, the clock, the bank, and who is acting where."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, tzinfo
+from zoneinfo import ZoneInfo
+
+from bot.core.bank import QuestionBank
+from bot.core.clock import Clock
+from bot.core.events import Event
+from bot.core.model import Channel, User, Workspace
+from bot.core.ports import UnitOfWork
+from bot.core.timezones import zone
+
+
+@dataclass(frozen=True, slots=True)
+class Services:
+    """Everything long-lived that use cases share; built once by ``bootstrap``."""
+
+    clock: Clock
+    bank: QuestionBank
+
+
+@dataclass(slots=True)
+class Context:
+    uow: UnitOfWork
+    services: Services
+    event: Event
+    workspace: Workspace
+    user: User
+    channel: Channel
+
+    @property
+    def now(self) -> datetime:
+        return self.services.clock.now()
+
+    @property
+    def bank(self) -> QuestionBank:
+        return self.services.bank
+
+    @property
+    def user_zone(self) -> tzinfo:
+        return zone(self.user.timezone or self.workspace.timezone)
+
+    @property
+    def workspace_zone(self) -> ZoneInfo:
+        return zone(self.workspace.timezone)

@@ -1,0 +1,118 @@
+"""The narrow interfaces through which the core reaches storage and the outside world.
+
+Every repository method that reads user data takes the workspace (or a record
+that belongs to one), so nothing of one Slack team or Discord guild is ever
+visible in another.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from types import TracebackType
+from typing import Protocol, Self
+
+from bot.core.messages import Outgoing
+from bot.core.model import Attempt, Channel, DailyPrompt, User, Workspace
+
+
+class WorkspaceRepository(Protocol):
+    def ensure(self, platform: str, external_id: str, name: str = "") -> Workspace:
+        """The workspace with this platform id, created on first sight."""
+        ...
+
+
+class UserRepository(Protocol):
+    def ensure(
+        self, workspace: Workspace, external_id: str, name: str = "", timezone: str | None = None
+    ) -> User:
+        """The user, created on first sight; a newly reported name or zone is kept."""
+        ...
+
+    def get(self, workspace: Workspace, user_id: int) -> User | None: ...
+
+    def set_timezone(self, user: User, timezone: str) -> User: ...
+
+
+class ChannelRepository(Protocol):
+    def ensure(self, workspace: Workspace, external_id: str, name: str = "") -> Channel: ...
+
+    def get(self, workspace: Workspace, channel_id: int) -> Channel | None: ...
+
+
+class PromptRepository(Protocol):
+    def for_date(self, channel: Channel, local_date: date) -> DailyPrompt | None: ...
+
+    def latest(self, channel: Channel, before: datetime) -> DailyPrompt | None:
+        """The most recent prompt posted in the channel at or before ``before``."""
+        ...
+
+    def get(self, workspace: Workspace, prompt_id: int) -> DailyPrompt | None: ...
+
+    def add(
+        self,
+        channel: Channel,
+        question_id: str,
+        local_date: date,
+        posted_at: datetime,
+        reveal_at: datetime,
+    ) -> DailyPrompt | None:
+        """Create the channel's prompt for ``local_date``; None if one exists already."""
+        ...
+
+    def question_ids_used(self, channel: Channel) -> set[str]: ...
+
+
+class AttemptRepository(Protocol):
+    def add(self, attempt: Attempt) -> Attempt:
+        """Store an attempt and its first grade; returns it with its id.
+
+        A second scored attempt at the same daily prompt is stored unscored.
+        """
+        ...
+
+    def has_scored(self, user: User, prompt: DailyPrompt) -> bool: ...
+
+    def for_user(self, workspace: Workspace, user: User) -> list[Attempt]: ...
+
+
+class Outbox(Protocol):
+    def add(
+        self, workspace: Workspace, platform: str, message: Outgoing, key: str, due_at: datetime
+    ) -> bool:
+        """Queue ``message`` for delivery; False if a message with ``key`` exists already."""
+        ...
+
+
+class UnitOfWork(Protocol):
+    """One transaction: repositories share it; leaving without commit rolls back."""
+
+    @property
+    def workspaces(self) -> WorkspaceRepository: ...
+
+    @property
+    def users(self) -> UserRepository: ...
+
+    @property
+    def channels(self) -> ChannelRepository: ...
+
+    @property
+    def prompts(self) -> PromptRepository: ...
+
+    @property
+    def attempts(self) -> AttemptRepository: ...
+
+    @property
+    def outbox(self) -> Outbox: ...
+
+    def __enter__(self) -> Self: ...
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None: ...
+
+    def commit(self) -> None: ...
+
+    def rollback(self) -> None: ...

@@ -1,0 +1,365 @@
+"""SQLAlchemy 2.0 typed models. Alembic owns the schema: every change is a revision.
+
+All times are stored as aware UTC datetimes; local dates (a user's or a
+channel's calendar day) are stored as dates next to the zone they belong to.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    Date,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Text,
+    TypeDecorator,
+    UniqueConstraint,
+)
+from sqlalchemy.engine import Dialect
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+NAMING_CONVENTION = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """An aware UTC datetime on every backend (SQLite keeps no zone of its own)."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("naive datetime given to the database")
+        return value.astimezone(UTC)
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+    type_annotation_map = {datetime: UTCDateTime, dict[str, Any]: JSON, list[Any]: JSON}  # noqa: RUF012
+
+
+class WorkspaceRow(Base):
+    """A Slack team, a Discord guild, or the console."""
+
+    __tablename__ = "workspace"
+    __table_args__ = (UniqueConstraint("platform", "external_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    platform: Mapped[str] = mapped_column(String(16))
+    external_id: Mapped[str] = mapped_column(String(64))
+    name: Mapped[str] = mapped_column(String(200), default="")
+    timezone: Mapped[str] = mapped_column(String(64), default="UTC")
+    created_at: Mapped[datetime]
+
+
+class UserRow(Base):
+    __tablename__ = "user"
+    __table_args__ = (UniqueConstraint("workspace_id", "external_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    workspace_id: Mapped[int] = mapped_column(ForeignKey("workspace.id", ondelete="CASCADE"))
+    external_id: Mapped[str] = mapped_column(String(64))
+    name: Mapped[str] = mapped_column(String(200), default="")
+    timezone: Mapped[str | None] = mapped_column(String(64))
+    timezone_checked_at: Mapped[datetime | None]
+    nudges: Mapped[bool] = mapped_column(Boolean, default=True)
+    created_at: Mapped[datetime]
+
+
+class TeamRow(Base):
+    """A study group. The workspace itself is everyone's default team and has no row."""
+
+    __tablename__ = "team"
+    __table_args__ = (UniqueConstraint("workspace_id", "name_key"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    workspace_id: Mapped[int] = mapped_column(ForeignKey("workspace.id", ondelete="CASCADE"))
+    name: Mapped[str] = mapped_column(String(64))
+    name_key: Mapped[str] = mapped_column(String(64))
+    created_by: Mapped[int | None] = mapped_column(ForeignKey("user.id", ondelete="SET NULL"))
+    created_at: Mapped[datetime]
+
+
+class TeamMemberRow(Base):
+    __tablename__ = "team_member"
+
+    team_id: Mapped[int] = mapped_column(
+        ForeignKey("team.id", ondelete="CASCADE"), primary_key=True
+    )
+    user_id: Mapped[int] = mapped_column(
+        ForeignKey("user.id", ondelete="CASCADE"), primary_key=True, index=True
+    )
+    joined_at: Mapped[datetime]
+
+
+class ChannelRow(Base):
+    __tablename__ = "channel"
+    __table_args__ = (UniqueConstraint("workspace_id", "external_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    workspace_id: Mapped[int] = mapped_column(ForeignKey("workspace.id", ondelete="CASCADE"))
+    external_id: Mapped[str] = mapped_column(String(64))
+    name: Mapped[str] = mapped_column(String(200), default="")
+    created_at: Mapped[datetime]
+
+
+class ChannelScheduleRow(Base):
+    """When and what a channel's daily question is; ``next_post_at`` is what is due."""
+
+    __tablename__ = "channel_schedule"
+
+    channel_id: Mapped[int] = mapped_column(
+        ForeignKey("channel.id", ondelete="CASCADE"), primary_key=True
+    )
+    workspace_id: Mapped[int] = mapped_column(ForeignKey("workspace.id", ondelete="CASCADE"))
+    local_time: Mapped[str] = mapped_column(String(5), default="09:00")
+    timezone: Mapped[str] = mapped_column(String(64), default="UTC")
+    weekdays: Mapped[str] = mapped_column(String(20), default="mon,tue,wed,thu,fri")
+    topics: Mapped[list[Any]] = mapped_column(default=list)
+    roles: Mapped[list[Any]] = mapped_column(default=list)
+    difficulty_mix: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    reveal_delay_minutes: Mapped[int] = mapped_column(Integer, default=480)
+    paused: Mapped[bool] = mapped_column(Boolean, default=False)
+    skip_dates: Mapped[list[Any]] = mapped_column(default=list)
+    next_post_at: Mapped[datetime | None] = mapped_column(index=True)
+    updated_at: Mapped[datetime]
+
+
+class QuestionRow(Base):
+    """A question synced from the content packs, keyed by its content id."""
+
+    __tablename__ = "question"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    pack: Mapped[str] = mapped_column(String(64))
+    topic: Mapped[str] = mapped_column(String(64), index=True)
+    kind: Mapped[str] = mapped_column(String(16))
+    difficulty: Mapped[int] = mapped_column(Integer)
+    roles: Mapped[list[Any]] = mapped_column(default=list)
+    prompt: Mapped[str] = mapped_column(Text)
+    content_hash: Mapped[str] = mapped_column(String(32))
+    active: Mapped[bool] = mapped_column(Boolean, default=True)
+    synced_at: Mapped[datetime]
+
+
+class DailyPromptRow(Base):
+    """The question a channel got on one local date: at most one per channel and date."""
+
+    __tablename__ = "daily_prompt"
+    __table_args__ = (UniqueConstraint("channel_id", "local_date"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    workspace_id: Mapped[int] = mapped_column(ForeignKey("workspace.id", ondelete="CASCADE"))
+    channel_id: Mapped[int] = mapped_column(ForeignKey("channel.id", ondelete="CASCADE"))
+    question_id: Mapped[str] = mapped_column(ForeignKey("question.id"))
+    local_date: Mapped[date] = mapped_column(Date)
+    posted_at: Mapped[datetime]
+    reveal_at: Mapped[datetime] = mapped_column(index=True)
+    revealed_at: Mapped[datetime | None]
+    message_ref: Mapped[str | None] = mapped_column(String(64))
+
+
+class AttemptRow(Base):
+    """One answer by one user. ``scored_prompt_id`` is set only on the scored attempt at a
+    daily prompt, so the unique constraint allows exactly one scored attempt per prompt."""
+
+    __tablename__ = "attempt"
+    __table_args__ = (
+        UniqueConstraint("user_id", "scored_prompt_id"),
+        Index("ix_attempt_workspace_id_answered_at", "workspace_id", "answered_at"),
+        Index("ix_attempt_user_id_question_id", "user_id", "question_id"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    workspace_id: Mapped[int] = mapped_column(ForeignKey("workspace.id", ondelete="CASCADE"))
+    user_id: Mapped[int] = mapped_column(ForeignKey("user.id", ondelete="CASCADE"))
+    question_id: Mapped[str] = mapped_column(ForeignKey("question.id"))
+    daily_prompt_id: Mapped[int | None] = mapped_column(
+        ForeignKey("daily_prompt.id", ondelete="CASCADE"), index=True
+    )
+    scored_prompt_id: Mapped[int | None] = mapped_column(
+        ForeignKey("daily_prompt.id", ondelete="CASCADE")
+    )
+    quiz_session_id: Mapped[int | None] = mapped_column(
+        ForeignKey("quiz_session.id", ondelete="SET NULL"), index=True
+    )
+    answer: Mapped[str] = mapped_column(Text)
+    score: Mapped[float] = mapped_column(Float)
+    verdict: Mapped[str] = mapped_column(String(16))
+    points: Mapped[int] = mapped_column(Integer, default=0)
+    grader_version: Mapped[str] = mapped_column(String(32))
+    content_hash: Mapped[str] = mapped_column(String(32))
+    answered_at: Mapped[datetime]
+
+
+class AttemptGradeRow(Base):
+    """Every grade an attempt has had: the first one, then one per regrade."""
+
+    __tablename__ = "attempt_grade"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    attempt_id: Mapped[int] = mapped_column(
+        ForeignKey("attempt.id", ondelete="CASCADE"), index=True
+    )
+    grader_version: Mapped[str] = mapped_column(String(32))
+    content_hash: Mapped[str] = mapped_column(String(32))
+    score: Mapped[float] = mapped_column(Float)
+    verdict: Mapped[str] = mapped_column(String(16))
+    feedback: Mapped[str] = mapped_column(Text, default="")
+    graded_at: Mapped[datetime]
+
+
+class ActivityDayRow(Base):
+    """A day, in the user's own zone at the time, on which the user answered something."""
+
+    __tablename__ = "activity_day"
+
+    user_id: Mapped[int] = mapped_column(
+        ForeignKey("user.id", ondelete="CASCADE"), primary_key=True
+    )
+    local_date: Mapped[date] = mapped_column(Date, primary_key=True)
+    workspace_id: Mapped[int] = mapped_column(ForeignKey("workspace.id", ondelete="CASCADE"))
+    answers: Mapped[int] = mapped_column(Integer, default=0)
+    frozen: Mapped[bool] = mapped_column(Boolean, default=False)
+
+
+class StreakRow(Base):
+    __tablename__ = "streak"
+
+    user_id: Mapped[int] = mapped_column(
+        ForeignKey("user.id", ondelete="CASCADE"), primary_key=True
+    )
+    workspace_id: Mapped[int] = mapped_column(ForeignKey("workspace.id", ondelete="CASCADE"))
+    current: Mapped[int] = mapped_column(Integer, default=0)
+    longest: Mapped[int] = mapped_column(Integer, default=0)
+    last_day: Mapped[date | None] = mapped_column(Date)
+    freezes: Mapped[int] = mapped_column(Integer, default=0)
+    updated_at: Mapped[datetime]
+
+
+class ReviewCardRow(Base):
+    """Spaced-repetition state of one question for one user."""
+
+    __tablename__ = "review_card"
+
+    user_id: Mapped[int] = mapped_column(
+        ForeignKey("user.id", ondelete="CASCADE"), primary_key=True
+    )
+    question_id: Mapped[str] = mapped_column(ForeignKey("question.id"), primary_key=True)
+    workspace_id: Mapped[int] = mapped_column(ForeignKey("workspace.id", ondelete="CASCADE"))
+    state: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    due_at: Mapped[datetime] = mapped_column(index=True)
+    last_review_at: Mapped[datetime | None]
+    reps: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class QuizSessionRow(Base):
+    __tablename__ = "quiz_session"
+    __table_args__ = (Index("ix_quiz_session_user_id_status", "user_id", "status"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    workspace_id: Mapped[int] = mapped_column(ForeignKey("workspace.id", ondelete="CASCADE"))
+    user_id: Mapped[int | None] = mapped_column(ForeignKey("user.id", ondelete="CASCADE"))
+    channel_id: Mapped[int] = mapped_column(ForeignKey("channel.id", ondelete="CASCADE"))
+    mode: Mapped[str] = mapped_column(String(16), default="personal")
+    status: Mapped[str] = mapped_column(String(16), default="open")
+    topic: Mapped[str | None] = mapped_column(String(64))
+    question_ids: Mapped[list[Any]] = mapped_column(default=list)
+    position: Mapped[int] = mapped_column(Integer, default=0)
+    asked_at: Mapped[datetime | None]
+    due_at: Mapped[datetime | None] = mapped_column(index=True)
+    data: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    started_at: Mapped[datetime]
+    updated_at: Mapped[datetime]
+
+
+class MockInterviewRow(Base):
+    __tablename__ = "mock_interview"
+    __table_args__ = (Index("ix_mock_interview_status_starts_at", "status", "starts_at"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    workspace_id: Mapped[int] = mapped_column(ForeignKey("workspace.id", ondelete="CASCADE"))
+    candidate_id: Mapped[int] = mapped_column(ForeignKey("user.id", ondelete="CASCADE"))
+    interviewer_id: Mapped[int | None] = mapped_column(ForeignKey("user.id", ondelete="SET NULL"))
+    channel_id: Mapped[int | None] = mapped_column(ForeignKey("channel.id", ondelete="SET NULL"))
+    format: Mapped[str] = mapped_column(String(16), default="loop")
+    status: Mapped[str] = mapped_column(String(16), default="scheduled")
+    starts_at: Mapped[datetime]
+    round_minutes: Mapped[int] = mapped_column(Integer, default=8)
+    thread_ref: Mapped[str | None] = mapped_column(String(64))
+    created_at: Mapped[datetime]
+    updated_at: Mapped[datetime]
+
+
+class MockRoundRow(Base):
+    __tablename__ = "mock_round"
+    __table_args__ = (UniqueConstraint("mock_id", "position"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    mock_id: Mapped[int] = mapped_column(ForeignKey("mock_interview.id", ondelete="CASCADE"))
+    position: Mapped[int] = mapped_column(Integer)
+    kind: Mapped[str] = mapped_column(String(32))
+    question_id: Mapped[str] = mapped_column(ForeignKey("question.id"))
+    started_at: Mapped[datetime | None]
+    ends_at: Mapped[datetime | None]
+    answer: Mapped[str | None] = mapped_column(Text)
+    score: Mapped[float | None] = mapped_column(Float)
+    verdict: Mapped[str | None] = mapped_column(String(16))
+    vote: Mapped[str | None] = mapped_column(String(16))
+    note: Mapped[str | None] = mapped_column(Text)
+
+
+class ReminderRow(Base):
+    __tablename__ = "reminder"
+    __table_args__ = (UniqueConstraint("mock_id", "user_id", "offset_minutes"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    mock_id: Mapped[int] = mapped_column(ForeignKey("mock_interview.id", ondelete="CASCADE"))
+    user_id: Mapped[int] = mapped_column(ForeignKey("user.id", ondelete="CASCADE"))
+    offset_minutes: Mapped[int] = mapped_column(Integer)
+    due_at: Mapped[datetime] = mapped_column(index=True)
+    sent_at: Mapped[datetime | None]
+    cancelled: Mapped[bool] = mapped_column(Boolean, default=False)
+
+
+class OutboxRow(Base):
+    """A message to deliver, written in the same transaction as the change that caused it."""
+
+    __tablename__ = "outbox"
+    __table_args__ = (Index("ix_outbox_status_next_attempt_at", "status", "next_attempt_at"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    workspace_id: Mapped[int] = mapped_column(ForeignKey("workspace.id", ondelete="CASCADE"))
+    platform: Mapped[str] = mapped_column(String(16))
+    key: Mapped[str] = mapped_column(String(200), unique=True)
+    payload: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    status: Mapped[str] = mapped_column(String(16), default="pending")
+    tries: Mapped[int] = mapped_column(Integer, default=0)
+    next_attempt_at: Mapped[datetime]
+    claimed_until: Mapped[datetime | None]
+    sent_at: Mapped[datetime | None]
+    message_ref: Mapped[str | None] = mapped_column(String(64))
+    last_error: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime]

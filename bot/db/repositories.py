@@ -1,0 +1,318 @@
+"""SQLAlchemy implementations of the core's repositories.
+
+Each maps rows to the core's records; every read of user data is filtered by
+workspace.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+from typing import Any, TypeVar
+
+from sqlalchemy import Select, func, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from bot.core.clock import Clock
+from bot.core.messages import Outgoing, to_payload
+from bot.core.model import Attempt, Channel, DailyPrompt, User, Workspace
+from bot.db.models import (
+    AttemptGradeRow,
+    AttemptRow,
+    ChannelRow,
+    DailyPromptRow,
+    OutboxRow,
+    UserRow,
+    WorkspaceRow,
+)
+
+_R = TypeVar("_R")
+
+
+def _workspace(row: WorkspaceRow) -> Workspace:
+    return Workspace(row.id, row.platform, row.external_id, row.name, row.timezone)
+
+
+def _user(row: UserRow) -> User:
+    return User(row.id, row.workspace_id, row.external_id, row.name, row.timezone, row.nudges)
+
+
+def _channel(row: ChannelRow) -> Channel:
+    return Channel(row.id, row.workspace_id, row.external_id, row.name)
+
+
+def _prompt(row: DailyPromptRow) -> DailyPrompt:
+    return DailyPrompt(
+        row.id,
+        row.workspace_id,
+        row.channel_id,
+        row.question_id,
+        row.local_date,
+        row.posted_at,
+        row.reveal_at,
+        row.revealed_at,
+        row.message_ref,
+    )
+
+
+def _attempt(row: AttemptRow, feedback: str = "") -> Attempt:
+    return Attempt(
+        user_id=row.user_id,
+        workspace_id=row.workspace_id,
+        question_id=row.question_id,
+        answer=row.answer,
+        score=row.score,
+        verdict=row.verdict,
+        feedback=feedback,
+        grader_version=row.grader_version,
+        content_hash=row.content_hash,
+        answered_at=row.answered_at,
+        daily_prompt_id=row.daily_prompt_id,
+        quiz_session_id=row.quiz_session_id,
+        scored=row.scored_prompt_id is not None,
+        points=row.points,
+        id=row.id,
+    )
+
+
+class _Repo:
+    def __init__(self, session: Session, clock: Clock) -> None:
+        self.session = session
+        self.clock = clock
+
+    def _insert_or_get(self, row: _R, lookup: Select[Any]) -> _R:
+        """Insert ``row`` in a savepoint; if a unique constraint hits, return the row
+        another transaction (or worker) created first."""
+        try:
+            with self.session.begin_nested():
+                self.session.add(row)
+        except IntegrityError:
+            existing: _R = self.session.scalars(lookup).one()
+            return existing
+        return row
+
+
+class SqlWorkspaces(_Repo):
+    def ensure(self, platform: str, external_id: str, name: str = "") -> Workspace:
+        query = select(WorkspaceRow).where(
+            WorkspaceRow.platform == platform, WorkspaceRow.external_id == external_id
+        )
+        row = self.session.scalars(query).one_or_none()
+        if row is None:
+            row = self._insert_or_get(
+                WorkspaceRow(
+                    platform=platform,
+                    external_id=external_id,
+                    name=name,
+                    timezone="UTC",
+                    created_at=self.clock.now(),
+                ),
+                query,
+            )
+        return _workspace(row)
+
+    def set_timezone(self, workspace: Workspace, timezone: str) -> Workspace:
+        row = self.session.get_one(WorkspaceRow, workspace.id)
+        row.timezone = timezone
+        return _workspace(row)
+
+
+class SqlUsers(_Repo):
+    def ensure(
+        self, workspace: Workspace, external_id: str, name: str = "", timezone: str | None = None
+    ) -> User:
+        query = select(UserRow).where(
+            UserRow.workspace_id == workspace.id, UserRow.external_id == external_id
+        )
+        row = self.session.scalars(query).one_or_none()
+        if row is None:
+            row = self._insert_or_get(
+                UserRow(
+                    workspace_id=workspace.id,
+                    external_id=external_id,
+                    name=name or external_id,
+                    timezone=timezone,
+                    nudges=True,
+                    created_at=self.clock.now(),
+                ),
+                query,
+            )
+        else:
+            if name and row.name != name:
+                row.name = name
+            if timezone and row.timezone is None:
+                row.timezone = timezone
+        return _user(row)
+
+    def get(self, workspace: Workspace, user_id: int) -> User | None:
+        row = self.session.get(UserRow, user_id)
+        return _user(row) if row is not None and row.workspace_id == workspace.id else None
+
+    def set_timezone(self, user: User, timezone: str) -> User:
+        row = self.session.get_one(UserRow, user.id)
+        row.timezone = timezone
+        row.timezone_checked_at = self.clock.now()
+        return _user(row)
+
+
+class SqlChannels(_Repo):
+    def ensure(self, workspace: Workspace, external_id: str, name: str = "") -> Channel:
+        query = select(ChannelRow).where(
+            ChannelRow.workspace_id == workspace.id, ChannelRow.external_id == external_id
+        )
+        row = self.session.scalars(query).one_or_none()
+        if row is None:
+            row = self._insert_or_get(
+                ChannelRow(
+                    workspace_id=workspace.id,
+                    external_id=external_id,
+                    name=name or external_id,
+                    created_at=self.clock.now(),
+                ),
+                query,
+            )
+        return _channel(row)
+
+    def get(self, workspace: Workspace, channel_id: int) -> Channel | None:
+        row = self.session.get(ChannelRow, channel_id)
+        return _channel(row) if row is not None and row.workspace_id == workspace.id else None
+
+
+class SqlPrompts(_Repo):
+    def for_date(self, channel: Channel, local_date: date) -> DailyPrompt | None:
+        row = self.session.scalars(
+            select(DailyPromptRow).where(
+                DailyPromptRow.channel_id == channel.id, DailyPromptRow.local_date == local_date
+            )
+        ).one_or_none()
+        return _prompt(row) if row else None
+
+    def latest(self, channel: Channel, before: datetime) -> DailyPrompt | None:
+        row = self.session.scalars(
+            select(DailyPromptRow)
+            .where(DailyPromptRow.channel_id == channel.id, DailyPromptRow.posted_at <= before)
+            .order_by(DailyPromptRow.posted_at.desc())
+            .limit(1)
+        ).one_or_none()
+        return _prompt(row) if row else None
+
+    def get(self, workspace: Workspace, prompt_id: int) -> DailyPrompt | None:
+        row = self.session.get(DailyPromptRow, prompt_id)
+        return _prompt(row) if row is not None and row.workspace_id == workspace.id else None
+
+    def add(
+        self,
+        channel: Channel,
+        question_id: str,
+        local_date: date,
+        posted_at: datetime,
+        reveal_at: datetime,
+    ) -> DailyPrompt | None:
+        row = DailyPromptRow(
+            workspace_id=channel.workspace_id,
+            channel_id=channel.id,
+            question_id=question_id,
+            local_date=local_date,
+            posted_at=posted_at,
+            reveal_at=reveal_at,
+        )
+        try:
+            with self.session.begin_nested():
+                self.session.add(row)
+        except IntegrityError:
+            return None
+        return _prompt(row)
+
+    def question_ids_used(self, channel: Channel) -> set[str]:
+        return set(
+            self.session.scalars(
+                select(DailyPromptRow.question_id).where(DailyPromptRow.channel_id == channel.id)
+            )
+        )
+
+
+class SqlAttempts(_Repo):
+    def add(self, attempt: Attempt) -> Attempt:
+        row = AttemptRow(
+            workspace_id=attempt.workspace_id,
+            user_id=attempt.user_id,
+            question_id=attempt.question_id,
+            daily_prompt_id=attempt.daily_prompt_id,
+            scored_prompt_id=attempt.daily_prompt_id if attempt.scored else None,
+            quiz_session_id=attempt.quiz_session_id,
+            answer=attempt.answer,
+            score=attempt.score,
+            verdict=attempt.verdict,
+            points=attempt.points,
+            grader_version=attempt.grader_version,
+            content_hash=attempt.content_hash,
+            answered_at=attempt.answered_at,
+        )
+        try:
+            with self.session.begin_nested():
+                self.session.add(row)
+        except IntegrityError:
+            if row.scored_prompt_id is None:
+                raise
+            # Another answer by the same user was scored first: keep this one as practice.
+            self.session.expunge(row)
+            row = AttemptRow(
+                **{
+                    c.key: getattr(row, c.key)
+                    for c in AttemptRow.__table__.columns
+                    if c.key != "id"
+                }
+            )
+            row.scored_prompt_id, row.points = None, 0
+            self.session.add(row)
+            self.session.flush()
+        self.session.add(
+            AttemptGradeRow(
+                attempt_id=row.id,
+                grader_version=row.grader_version,
+                content_hash=row.content_hash,
+                score=row.score,
+                verdict=row.verdict,
+                feedback=attempt.feedback,
+                graded_at=attempt.answered_at,
+            )
+        )
+        return _attempt(row, attempt.feedback)
+
+    def has_scored(self, user: User, prompt: DailyPrompt) -> bool:
+        count = self.session.scalar(
+            select(func.count())
+            .select_from(AttemptRow)
+            .where(AttemptRow.user_id == user.id, AttemptRow.scored_prompt_id == prompt.id)
+        )
+        return bool(count)
+
+    def for_user(self, workspace: Workspace, user: User) -> list[Attempt]:
+        rows = self.session.scalars(
+            select(AttemptRow)
+            .where(AttemptRow.workspace_id == workspace.id, AttemptRow.user_id == user.id)
+            .order_by(AttemptRow.answered_at, AttemptRow.id)
+        )
+        return [_attempt(r) for r in rows]
+
+
+class SqlOutbox(_Repo):
+    def add(
+        self, workspace: Workspace, platform: str, message: Outgoing, key: str, due_at: datetime
+    ) -> bool:
+        row = OutboxRow(
+            workspace_id=workspace.id,
+            platform=platform,
+            key=key,
+            payload=to_payload(message),
+            status="pending",
+            tries=0,
+            next_attempt_at=due_at.astimezone(UTC),
+            created_at=self.clock.now(),
+        )
+        try:
+            with self.session.begin_nested():
+                self.session.add(row)
+        except IntegrityError:
+            return False
+        return True

@@ -1,0 +1,53 @@
+"""The SQL unit of work: one session, one transaction, the repositories on top."""
+
+from __future__ import annotations
+
+from types import TracebackType
+from typing import Self
+
+from sqlalchemy.orm import Session, sessionmaker
+
+from bot.core.clock import Clock
+from bot.db.repositories import (
+    SqlAttempts,
+    SqlChannels,
+    SqlOutbox,
+    SqlPrompts,
+    SqlUsers,
+    SqlWorkspaces,
+)
+
+
+class SqlUnitOfWork:
+    """Opens a session on enter; ``commit`` commits, leaving without it rolls back."""
+
+    def __init__(self, session_factory: sessionmaker[Session], clock: Clock) -> None:
+        self._factory = session_factory
+        self._clock = clock
+
+    def __enter__(self) -> Self:
+        self.session = self._factory()
+        self.workspaces = SqlWorkspaces(self.session, self._clock)
+        self.users = SqlUsers(self.session, self._clock)
+        self.channels = SqlChannels(self.session, self._clock)
+        self.prompts = SqlPrompts(self.session, self._clock)
+        self.attempts = SqlAttempts(self.session, self._clock)
+        self.outbox = SqlOutbox(self.session, self._clock)
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        try:
+            self.session.rollback()
+        finally:
+            self.session.close()
+
+    def commit(self) -> None:
+        self.session.commit()
+
+    def rollback(self) -> None:
+        self.session.rollback()

@@ -1,0 +1,98 @@
+"""Everything that happens later, in one module.
+
+``DueRunner`` asks each due job, then the outbox, what is due and runs it.
+``start_scheduler`` wraps it in APScheduler 3 so a long-running process wakes
+up every few seconds; the database, not APScheduler, holds the plan, so a
+restart loses nothing and several workers can share one database.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from datetime import datetime, timedelta
+
+from apscheduler.schedulers.asyncio import AsyncIOScheduler
+
+from bot.core.clock import SimulatedClock
+from bot.core.context import Services
+from bot.core.due import DueJob
+from bot.core.ports import UnitOfWork
+from bot.delivery import OutboxDeliverer
+
+log = logging.getLogger(__name__)
+WAKE_EVERY = timedelta(seconds=5)
+
+
+class DueRunner:
+    def __init__(
+        self,
+        uow_factory: Callable[[], UnitOfWork],
+        services: Services,
+        jobs: Sequence[DueJob],
+        deliverer: OutboxDeliverer,
+    ) -> None:
+        self.uow_factory = uow_factory
+        self.services = services
+        self.jobs = list(jobs)
+        self.deliverer = deliverer
+
+    def next_due(self) -> datetime | None:
+        """The earliest instant at which any job or the outbox has work."""
+        instants: list[datetime] = []
+        for job in self.jobs:
+            with self.uow_factory() as uow:
+                when = job.next_due(uow)
+            if when is not None:
+                instants.append(when)
+        outbox = self.deliverer.next_due()
+        if outbox is not None:
+            instants.append(outbox)
+        return min(instants, default=None)
+
+    async def run_due(self) -> int:
+        """Run every job once at the current instant, then deliver the outbox."""
+        done = 0
+        now = self.services.clock.now()
+        for job in self.jobs:
+            try:
+                with self.uow_factory() as uow:
+                    done += job.run(uow, self.services, now)
+                    uow.commit()
+            except Exception:
+                log.exception("due job %s failed", job.name)
+        done += await self.deliverer.deliver_due()
+        return done
+
+    async def advance(self, clock: SimulatedClock, delta: timedelta) -> int:
+        """Move a simulated clock forward, stopping at each due instant on the way."""
+        target = clock.now() + delta
+        done = await self.run_due()
+        for _ in range(100_000):
+            when = self.next_due()
+            if when is None or when > target:
+                break
+            if when > clock.now():
+                clock.set(when)
+            step = await self.run_due()
+            done += step
+            if step == 0 and when <= clock.now() and self.next_due() == when:
+                break  # nothing could be done at this instant; avoid spinning
+        clock.set(target)
+        return done + await self.run_due()
+
+
+def start_scheduler(runner: DueRunner) -> AsyncIOScheduler:
+    """Wake the runner every few seconds on the running event loop."""
+    scheduler = AsyncIOScheduler(timezone="UTC")
+    scheduler.add_job(
+        runner.run_due,
+        "interval",
+        seconds=WAKE_EVERY.total_seconds(),
+        id="studybot-due-work",
+        max_instances=1,
+        coalesce=True,
+        replace_existing=True,
+    )
+    scheduler.start()
+    return scheduler
