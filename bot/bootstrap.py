@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -15,12 +17,15 @@ from bot.core.clock import Clock, SystemClock
 from bot.core.context import Services
 from bot.core.due import DueJob
 from bot.core.errors import ConfigError
+from bot.core.events import Event
+from bot.core.messages import Outgoing
 from bot.core.ports import UnitOfWork
 from bot.db import migrate
 from bot.db.engine import make_engine, make_session_factory
 from bot.db.questions import sync_questions
 from bot.db.uow import SqlUnitOfWork
 from bot.delivery import Notifier, OutboxDeliverer
+from bot.metrics import EVENT_SECONDS, EVENTS
 from bot.scheduler import DueRunner
 
 
@@ -39,6 +44,16 @@ class App:
 
     def uow(self) -> UnitOfWork:
         return SqlUnitOfWork(self.session_factory, self.clock)
+
+    async def handle(self, event: Event) -> list[Outgoing]:
+        """Handle ``event`` off the event loop (the core and the database are synchronous),
+        then deliver whatever it queued in the outbox."""
+        started = time.perf_counter()
+        replies = await asyncio.to_thread(self.bot.handle, event)
+        EVENTS.labels(event.platform, event.kind.value).inc()
+        EVENT_SECONDS.labels(event.platform).observe(time.perf_counter() - started)
+        await self.runner.deliverer.deliver_due()
+        return replies
 
     def close(self) -> None:
         self.engine.dispose()

@@ -7,6 +7,7 @@ key (``OutboxRow.key``) keeps a resend from showing twice where it can.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Mapping
 from datetime import datetime, timedelta
@@ -18,6 +19,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from bot.core.clock import Clock
 from bot.core.messages import Outgoing, from_payload
 from bot.db.models import DailyPromptRow, OutboxRow
+from bot.metrics import OUTBOX
 
 log = logging.getLogger(__name__)
 MAX_TRIES = 8
@@ -55,6 +57,7 @@ class OutboxDeliverer:
         self.clock = clock
         self.notifiers = notifiers
         self.batch = batch
+        self._lock = asyncio.Lock()  # one delivery pass at a time in this process
 
     def next_due(self) -> datetime | None:
         with self.session_factory() as session:
@@ -87,6 +90,10 @@ class OutboxDeliverer:
 
     async def deliver_due(self) -> int:
         """Send every due message; returns how many were sent."""
+        async with self._lock:
+            return await self._deliver_all()
+
+    async def _deliver_all(self) -> int:
         sent = 0
         while True:
             now = self.clock.now()
@@ -114,6 +121,7 @@ class OutboxDeliverer:
             row = session.get_one(OutboxRow, row_id)
             now = self.clock.now()
             row.claimed_until = None
+            OUTBOX.labels(platform, "sent" if error is None else "failed").inc()
             if error is None:
                 row.status, row.sent_at, row.message_ref = "sent", now, ref
                 prompt_id = message.tags.get("prompt")

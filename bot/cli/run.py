@@ -3,9 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
+import logging
 import sys
 
 from bot.config import Settings, load_settings
+from bot.core.errors import ContentError, StudybotError
+from bot.logging_setup import setup_logging
+
+log = logging.getLogger(__name__)
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -23,9 +29,16 @@ def configured_platforms(settings: Settings) -> list[str]:
 
 
 def run_bot(_args: argparse.Namespace) -> int:
-    settings = load_settings()
-    platforms = configured_platforms(settings)
-    if not platforms:
+    from bot.bootstrap import bootstrap
+    from bot.runtime import build_adapters, run_forever
+
+    try:
+        settings = load_settings()
+    except ValueError as exc:
+        print(f"studybot run: the configuration is invalid: {exc}", file=sys.stderr)
+        return 2
+    setup_logging(settings.studybot_log_level)
+    if not configured_platforms(settings):
         print(
             "studybot run: no Slack or Discord credentials are set "
             "(SLACK_BOT_TOKEN with SLACK_SIGNING_SECRET or SLACK_APP_TOKEN; DISCORD_BOT_TOKEN "
@@ -33,9 +46,23 @@ def run_bot(_args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    print(
-        f"studybot run: {', '.join(platforms)} support is not available yet; "
-        "use studybot console meanwhile.",
-        file=sys.stderr,
-    )
-    return 2
+    try:
+        app = bootstrap(settings)
+    except ContentError as exc:
+        print("studybot run: the question packs have problems:", file=sys.stderr)
+        for problem in exc.problems:
+            print(f"  {problem}", file=sys.stderr)
+        return 2
+    except StudybotError as exc:
+        print(f"studybot run: {exc}", file=sys.stderr)
+        return 2
+    try:
+        adapters = build_adapters(app, settings)
+        log.info("starting studybot on %s", ", ".join(a.name for a in adapters))
+        asyncio.run(run_forever(app, adapters))
+    except StudybotError as exc:
+        print(f"studybot run: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        app.close()
+    return 0
