@@ -70,7 +70,7 @@ def _build_units() -> dict[str, Unit]:
 UNITS = _build_units()
 _RATE_SUFFIX = frozenset({"s", "sec", "second", "seconds"})
 _NUMBER_WORDS = {
-    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
     "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
     "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17,
     "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40,
@@ -94,7 +94,7 @@ _AFTER = re.compile(
 )
 
 
-def _words_to_digits(text: str) -> str:
+def words_to_digits(text: str) -> str:
     """Replace runs of number words with digits: "nine hundred" -> "900"."""
     parts = re.split(r"(\s+|-)", text)
     out: list[str] = []
@@ -255,13 +255,17 @@ def _fit(unit_text: str, key: NumericKey) -> tuple[Fit, float]:
 
 def read_numbers(answer: str, key: NumericKey) -> list[Reading]:
     """Every number in ``answer``, with its unit fit and value in the question's unit."""
-    text = _words_to_digits(fold(answer).replace("≈", " ~ "))
+    text = words_to_digits(fold(answer).replace("≈", " ~ "))
     # Keep the original case of units (Gb vs GB): fold changed only case and spacing.
-    cased = _words_to_digits(re.sub(r"\s+", " ", answer).strip().replace("≈", " ~ "))
+    cased = words_to_digits(re.sub(r"\s+", " ", answer).strip().replace("≈", " ~ "))
     if len(cased) != len(text):
         cased = text
     readings: list[Reading] = []
-    for m in _NUMBER.finditer(text):
+    # "8 x 900 GB/s = 7.2 TB/s": the answer is what follows the last "=".
+    equals = text.rfind("=")
+    if equals >= 0 and not _NUMBER.search(text, equals):
+        equals = -1
+    for m in _NUMBER.finditer(text, equals + 1):
         digits = m.group(1).replace(",", "")
         try:
             value = float(digits) * (10.0 ** int(m.group(2)) if m.group(2) else 1.0)
@@ -336,8 +340,8 @@ def check_numeric(question: Question, answer: str) -> NumericResult:
         return NumericResult(False, True, True, readings[0].unit_text)
     primary = candidates[0]
     ok = _close(primary.low, key) and _close(primary.high, key)
-    # "7 or 8": a hedge between different numbers is not an answer.
-    values = {round(r.low, 9) for r in candidates}
-    if any(r.hedged for r in candidates[1:]) and len(values) > 1:
+    # "7 or 8", "600 or 900 GB/s": a hedge between different numbers is not an answer.
+    values = {round(r.low, 9) for r in readings if r.fit is not Fit.WRONG}
+    if any(r.hedged for r in readings[1:]) and len(values) > 1:
         ok = False
     return NumericResult(ok, True, False, primary.unit_text)

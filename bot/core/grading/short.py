@@ -18,6 +18,8 @@ from rapidfuzz.distance import Levenshtein
 
 from bot.core.content import Question
 from bot.core.grading.normalize import compact, normalize
+from bot.core.grading.numeric import words_to_digits
+from bot.core.grading.overlap import stem
 
 # Terms of the field that are close in spelling but mean different things.
 KNOWN_TERMS = frozenset(
@@ -40,6 +42,21 @@ KNOWN_TERMS = frozenset(
 _NEGATION = re.compile(r"\b(?:not|never|isnt|arent|no)\s+$")
 _HEDGE = re.compile(r"\b(?:or|maybe|either)\b")
 _ACRONYM_MAX = 4
+_ORDINALS = {"first": "1st", "second": "2nd", "third": "3rd", "fourth": "4th", "fifth": "5th",
+             "sixth": "6th", "seventh": "7th", "eighth": "8th", "ninth": "9th", "tenth": "10th"}
+_ABBREVIATIONS = {"gen": "generation", "gens": "generations"}
+
+
+@lru_cache(maxsize=8192)
+def prepare(text: str) -> str:
+    """``normalize`` plus number words as digits, ordinals as 1st/2nd, and "gen" spelt out."""
+    normal = normalize(words_to_digits(normalize(text)))
+    words = [_ABBREVIATIONS.get(w, _ORDINALS.get(w, w)) for w in normal.split()]
+    return " ".join(words)
+
+
+def _stems(text: str) -> str:
+    return " ".join(stem(w) for w in text.split())
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +67,7 @@ class ShortKey:
     compacts: frozenset[str]
     patterns: tuple[re.Pattern[str], ...]
     terms: frozenset[str]
+    stemmed: tuple[re.Pattern[str], ...]
 
 
 def _acronym(normal: str) -> str:
@@ -60,11 +78,11 @@ def _acronym(normal: str) -> str:
 @lru_cache(maxsize=4096)
 def short_key(question: Question) -> ShortKey:
     """Prepare ``question``'s accepted answers for matching (cached per question)."""
-    normals = [normalize(a) for a in question.accepted]
+    normals = [prepare(a) for a in question.accepted]
     normals = [n for n in normals if n]
     acronyms = [a for a in (_acronym(n) for n in normals) if len(a) >= 2]
     # An acronym answers the question, unless the prompt asks what that acronym stands for.
-    prompt_words = set(normalize(question.prompt).split())
+    prompt_words = set(prepare(question.prompt).split())
     extra = [a for a in acronyms if a not in prompt_words]
     forms = tuple(dict.fromkeys(normals + extra))
     patterns = tuple(
@@ -72,7 +90,10 @@ def short_key(question: Question) -> ShortKey:
         for f in forms
     )
     compacts = frozenset(f.replace(" ", "") for f in forms)
-    return ShortKey(forms, compacts, patterns, frozenset(KNOWN_TERMS - compacts))
+    stemmed = tuple(
+        re.compile(r"(?<!\w)" + re.escape(_stems(f)) + r"(?!\w)") for f in forms if " " in f
+    )
+    return ShortKey(forms, compacts, patterns, frozenset(KNOWN_TERMS - compacts), stemmed)
 
 
 def _digits(text: str) -> str:
@@ -91,7 +112,10 @@ def _typo_budget(length: int) -> int:
 
 
 def _close(given: str, form: str, key: ShortKey) -> bool:
-    """Whether ``given`` (compact) is a misspelling of ``form`` (compact)."""
+    """Whether ``given`` is a misspelling of ``form``: same number of words, few edits."""
+    if len(given.split()) != len(form.split()):
+        return False
+    given, form = given.replace(" ", ""), form.replace(" ", "")
     if given in key.terms or _digits(given) != _digits(form):
         return False
     budget = _typo_budget(len(form))
@@ -110,13 +134,12 @@ def _mentions_other_term(normal: str, key: ShortKey, span: tuple[int, int]) -> b
 def check_short(question: Question, answer: str) -> bool:
     """Whether ``answer`` gives one of ``question``'s accepted answers (never raises)."""
     key = short_key(question)
-    normal = normalize(answer)
+    normal = prepare(answer)
     if not normal:
         return False
-    packed = normal.replace(" ", "")
-    if packed in key.compacts:
+    if normal.replace(" ", "") in key.compacts:
         return True
-    if any(_close(packed, form, key) for form in key.compacts):
+    if any(_close(normal, form, key) for form in key.normals):
         return True
     hedged = bool(_HEDGE.search(normal))
     for pattern in key.patterns:
@@ -124,6 +147,12 @@ def check_short(question: Question, answer: str) -> bool:
             if _NEGATION.search(normal[: m.start()]):
                 continue
             return not (hedged and _mentions_other_term(normal, key, m.span()))
+    # "time-sliced sharing" for "time-slicing": the same words, other endings.
+    stems = _stems(normal)
+    for pattern in key.stemmed:
+        m = pattern.search(stems)
+        if m and not _NEGATION.search(stems[: m.start()]) and not hedged:
+            return True
     # A verbose answer with a typo: "its the multi proces service".
     if len(normal) <= 400:
         for form in key.normals:
@@ -132,9 +161,11 @@ def check_short(question: Question, answer: str) -> bool:
             align = fuzz.partial_ratio_alignment(form, normal, score_cutoff=88)
             if align is None:
                 continue
-            piece = normal[align.dest_start : align.dest_end].strip()
-            if _close(piece.replace(" ", ""), form.replace(" ", ""), key) and not _NEGATION.search(
-                normal[: align.dest_start]
-            ):
+            # Widen the aligned piece to whole words: "multi instance g" is not a match.
+            start = normal.rfind(" ", 0, align.dest_start) + 1
+            end = normal.find(" ", max(align.dest_end - 1, start))
+            end = len(normal) if end < 0 else end
+            piece = normal[start:end]
+            if _close(piece, form, key) and not _NEGATION.search(normal[:start]):
                 return True
     return False
