@@ -65,8 +65,10 @@ def _letters_named(raw: str, key: ChoiceKey) -> tuple[set[int], bool]:
     if rest and all(len(t) == 1 and t in valid for t in rest):
         return {valid.index(t) for t in rest}, True
     compact = rest[0] if len(rest) == 1 else ""
-    if 1 < len(compact) <= len(valid) and set(compact) <= set(valid) and len(set(compact)) == len(
-        compact
+    if (
+        1 < len(compact) <= len(valid)
+        and set(compact) <= set(valid)
+        and len(set(compact)) == len(compact)
     ):
         return {valid.index(t) for t in rest[0]}, True
     # Letters inside a sentence: "B)", "(b)", "option c", or a capital standing alone.
@@ -102,8 +104,10 @@ def _fuzzy_named(normal: str, key: ChoiceKey) -> set[int]:
     if len(normal) < 4:
         return set()
     scores = sorted(
-        ((max(fuzz.ratio(normal, n), fuzz.token_sort_ratio(normal, n)), i)
-         for i, n in enumerate(key.normals)),
+        (
+            (max(fuzz.ratio(normal, n), fuzz.token_sort_ratio(normal, n)), i)
+            for i, n in enumerate(key.normals)
+        ),
         reverse=True,
     )
     best, index = scores[0]

@@ -113,9 +113,7 @@ def words_to_digits(text: str) -> str:
 
     for part in parts:
         word = part.strip(".,;:!?()").lower()
-        if word in _NUMBER_WORDS or (word in _SCALES and in_run) or (
-            word == "and" and in_run
-        ):
+        if word in _NUMBER_WORDS or (word in _SCALES and in_run) or (word == "and" and in_run):
             if word == "and":
                 pending_sep.append(part)
                 continue

@@ -52,9 +52,7 @@ def _phrase_pattern(phrase: str) -> re.Pattern[str] | None:
     words = normalize(phrase).split()
     if not words:
         return None
-    parts = [
-        re.escape(w) + (r"(?:e?s)?" if w.isalpha() and len(w) >= 3 else "") for w in words
-    ]
+    parts = [re.escape(w) + (r"(?:e?s)?" if w.isalpha() and len(w) >= 3 else "") for w in words]
     return re.compile(r"(?<![\w.])" + r"\s?".join(parts) + r"(?![\w])")
 
 

@@ -42,8 +42,18 @@ KNOWN_TERMS = frozenset(
 _NEGATION = re.compile(r"\b(?:not|never|isnt|arent|no)\s+$")
 _HEDGE = re.compile(r"\b(?:or|maybe|either)\b")
 _ACRONYM_MAX = 4
-_ORDINALS = {"first": "1st", "second": "2nd", "third": "3rd", "fourth": "4th", "fifth": "5th",
-             "sixth": "6th", "seventh": "7th", "eighth": "8th", "ninth": "9th", "tenth": "10th"}
+_ORDINALS = {
+    "first": "1st",
+    "second": "2nd",
+    "third": "3rd",
+    "fourth": "4th",
+    "fifth": "5th",
+    "sixth": "6th",
+    "seventh": "7th",
+    "eighth": "8th",
+    "ninth": "9th",
+    "tenth": "10th",
+}
 _ABBREVIATIONS = {"gen": "generation", "gens": "generations"}
 
 
@@ -150,8 +160,8 @@ def check_short(question: Question, answer: str) -> bool:
     # "time-sliced sharing" for "time-slicing": the same words, other endings.
     stems = _stems(normal)
     for pattern in key.stemmed:
-        m = pattern.search(stems)
-        if m and not _NEGATION.search(stems[: m.start()]) and not hedged:
+        found = pattern.search(stems)
+        if found and not _NEGATION.search(stems[: found.start()]) and not hedged:
             return True
     # A verbose answer with a typo: "its the multi proces service".
     if len(normal) <= 400:
