@@ -48,8 +48,8 @@ def build_adapters(app: App, settings: Settings) -> list[PlatformAdapter]:
 
 
 async def serve(app: App, adapters: list[PlatformAdapter], stop: asyncio.Event) -> None:
-    """Run until ``stop`` is set: adapters, scheduler, and the web server if any adapter
-    serves HTTP."""
+    """Run until ``stop`` is set: adapters, scheduler, and the web server when an adapter
+    serves HTTP or STUDYBOT_HTTP_PORT is set (for /healthz and /metrics alone)."""
     for adapter in adapters:
         app.notifiers[adapter.name] = adapter.notifier
     routes = [route for adapter in adapters for route in adapter.routes()]
@@ -59,7 +59,7 @@ async def serve(app: App, adapters: list[PlatformAdapter], stop: asyncio.Event) 
     try:
         for adapter in adapters:
             await adapter.start()
-        if routes:
+        if routes or "studybot_http_port" in app.settings.model_fields_set:
             config = uvicorn.Config(
                 create_web_app(app, routes),
                 host=app.settings.studybot_http_host,

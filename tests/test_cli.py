@@ -1,0 +1,84 @@
+"""The studybot command line: every sub-command has help, bad input exits 2 with one line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bot import __version__
+from bot.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT / "content" / "packs" / "sample.yaml"
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--version"])
+    assert exit_info.value.code == 0
+    assert capsys.readouterr().out.strip() == f"studybot {__version__}"
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        [],
+        ["console"],
+        ["run"],
+        ["db"],
+        ["db", "upgrade"],
+        ["content"],
+        ["content", "lint"],
+        ["grade"],
+    ],
+)
+def test_every_command_has_help(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main([*argv, "--help"])
+    assert exit_info.value.code == 0
+    assert "usage: studybot" in capsys.readouterr().out
+
+
+def test_no_command_prints_help_and_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([]) == 2
+    assert "console" in capsys.readouterr().out
+
+
+def test_db_upgrade_creates_the_schema(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    url = f"sqlite:///{tmp_path / 'x.db'}"
+    assert main(["db", "upgrade", "--db", url]) == 0
+    assert "up to date" in capsys.readouterr().out
+    assert main(["db", "upgrade", "--db", url]) == 0
+
+
+def test_run_without_credentials_points_to_the_console(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run"]) == 2
+    assert "studybot console" in capsys.readouterr().err
+
+
+def test_console_refuses_a_bad_clock_or_zone(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    db = f"sqlite:///{tmp_path / 'x.db'}"
+    assert main(["console", "--db", db, "--clock", "tomorrow-ish"]) == 2
+    assert "ISO 8601" in capsys.readouterr().err
+    assert main(["console", "--db", db, "--tz", "Mars/Olympus"]) == 2
+    assert "not a time zone" in capsys.readouterr().err
+
+
+def test_grade_prints_a_verdict(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["grade", "--pack", str(SAMPLE), "--id", "sample-mig-max-instances", "7"]) == 0
+    assert capsys.readouterr().out.startswith("correct")
+
+
+def test_grade_refuses_unknown_ids_and_empty_answers(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["grade", "--pack", str(SAMPLE), "--id", "no-such-id", "7"]) == 2
+    assert "no question" in capsys.readouterr().err
+    assert main(["grade", "--pack", str(SAMPLE), "--id", "sample-mig-max-instances", " "]) == 2
+    assert main(["grade", "--pack", "/nonexistent/pack.yaml", "--id", "x", "7"]) == 2
+
+
+def test_content_lint_passes_on_the_shipped_packs(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["content", "lint"]) == 0
+    assert capsys.readouterr().out.startswith("ok:")
