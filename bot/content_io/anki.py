@@ -193,7 +193,7 @@ def parse_apkg(raw: bytes, name: str) -> Imported:
         try:
             with contextlib.closing(sqlite3.connect(db_path)) as db:
                 return _read_collection(db, name, member)
-        except (sqlite3.Error, json.JSONDecodeError, ValueError, TypeError) as exc:
+        except (sqlite3.Error, ValueError, TypeError, AttributeError, KeyError) as exc:
             raise ContentError(
                 [f"{name}: {member} is not a readable Anki collection: {exc}"]
             ) from exc

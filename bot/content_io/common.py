@@ -125,20 +125,24 @@ def slugify(text: str, max_length: int = MAX_ID_LENGTH) -> str:
 
 
 _DROP_BLOCKS = re.compile(r"<(script|style)\b.*?</\1\s*>", re.IGNORECASE | re.DOTALL)
-_BREAKS = re.compile(r"<\s*(?:br|hr)\b[^>]*>|</\s*(?:div|p|li|h[1-6]|tr|blockquote)\s*>", re.I)
+_BREAKS = re.compile(r"<\s*/?\s*(?:br|hr|div|p|li|ul|ol|h[1-6]|tr|blockquote)\b[^>]*>", re.I)
 _TAGS = re.compile(r"<[^>]*>")
 _SOUND = re.compile(r"\[sound:[^\]]*\]")
 _SPACES = re.compile(r"[ \t\f\v\u00a0\u2000-\u200b\u202f\u205f\u3000]+")
 
 
 def strip_html(text: str) -> str:
-    """Anki field HTML to plain text: tags removed, breaks kept as newlines, entities decoded."""
+    """Anki field HTML to plain text: tags removed, breaks kept as newlines, entities decoded.
+
+    Line breaks come from ``<br>`` and block elements; blank lines are dropped,
+    since in HTML they carry no meaning.
+    """
     text = _DROP_BLOCKS.sub("", text)
     text = _BREAKS.sub("\n", text)
     text = _TAGS.sub("", text)
     text = _SOUND.sub("", text)
     text = html.unescape(text)
-    return tidy(text)
+    return "\n".join(line for line in tidy(text).split("\n") if line)
 
 
 def tidy(text: str) -> str:

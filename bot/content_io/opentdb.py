@@ -46,7 +46,7 @@ def shuffled_choices(question: str, correct: str, incorrect: list[str]) -> list[
 def _decoder(results: list[Any]) -> Any:
     """``html.unescape``, or base64 then UTF-8 when the response was fetched with encode=base64."""
     first = results[0] if results and isinstance(results[0], dict) else {}
-    if first.get("type") in _BASE64_TYPES:
+    if str(first.get("type")) in _BASE64_TYPES:
 
         def from_base64(value: str) -> str:
             try:

@@ -49,7 +49,10 @@ def load_yaml(text: str, name: str) -> tuple[Any, dict[Any, int]]:
     Raises ContentError with one line when the text is not valid YAML, holds
     several documents, or repeats a key.
     """
-    loader = _StrictLoader(text)
+    try:
+        loader = _StrictLoader(text)
+    except yaml.YAMLError as exc:
+        raise ContentError([yaml_error(name, exc)]) from exc
     try:
         node: Node | None = loader.get_single_node()
         if node is None:
