@@ -23,12 +23,12 @@ run: $(VENV)/.installed
 	@$(BIN)/studybot console $(ARGS)
 
 test: $(VENV)/.installed-dev
-	$(BIN)/ruff check bot tests bench migrations
+	$(BIN)/ruff check .
 	$(BIN)/mypy
 	$(BIN)/pytest -q
 
 lint: $(VENV)/.installed-dev
-	$(BIN)/ruff check bot tests bench migrations
+	$(BIN)/ruff check .
 
 typecheck: $(VENV)/.installed-dev
 	$(BIN)/mypy
