@@ -105,7 +105,14 @@ def _register_export(content_sub: argparse._SubParsersAction[argparse.ArgumentPa
         help="export packs as Anki plain text or CSV",
         description="Export packs for other tools: Anki's plain-text import format, or CSV.",
     )
-    exp.add_argument("--to", dest="fmt", required=True, choices=EXPORT_FORMATS)
+    exp.add_argument(
+        "--to",
+        dest="fmt",
+        required=True,
+        choices=EXPORT_FORMATS,
+        help="anki: Anki's plain-text notes (File > Import in Anki); csv: the layout "
+        "'import --from csv' reads",
+    )
     exp.add_argument(
         "--pack",
         dest="packs",
@@ -146,7 +153,7 @@ def run_import(args: argparse.Namespace) -> int:
             title=args.title,
             topic=args.topic,
             source=args.source,
-            roles=tuple(r for r in args.role.replace(",", " ").split() if r),
+            roles=tuple(dict.fromkeys(args.role.replace(",", " ").split())),
             difficulty=args.difficulty,
         )
         result = import_file(

@@ -130,7 +130,7 @@ def parse_red(text: str, name: str) -> Imported:
             continue
         if not isinstance(value, list):
             problems.append(
-                f"{label}: answers must be a list ('- answer' lines), not {type(value).__name__}"
+                f"{label}: answers must be a list, one '- answer' line each, not a single value"
             )
             continue
         answers = _answer_texts(value, label, problems)
