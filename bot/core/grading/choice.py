@@ -76,9 +76,15 @@ def _letters_named(raw: str, key: ChoiceKey) -> tuple[set[int], bool]:
         letter = next(g for g in m.groups() if g)
         if letter in valid:
             named.add(valid.index(letter))
+    shouting = raw == raw.upper() and len(bare) > 3
     for m in re.finditer(r"(?<![\w'’])([A-J])(?![\w'’])", raw):
+        if shouting and raw[: m.start()].strip():
+            break  # in ALL CAPS only a leading letter is a letter: "C - NO MEMORY ISOLATION ..."
         letter = m.group(1).lower()
-        if letter in valid and not (letter == "a" and m.start() == 0 and len(raw.split()) > 2):
+        # "A" and "I" are also words: "A shared fault domain" names no choice.
+        if letter in "ai" and re.match(r"\s+[^\W\d_]", raw[m.end() :]):
+            continue
+        if letter in valid:
             named.add(valid.index(letter))
     return named, False
 

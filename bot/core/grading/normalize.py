@@ -25,9 +25,14 @@ _SPACES = re.compile(r"\s+")
 _DOT_PLACEHOLDER = "\x00"
 
 
+DASHES = str.maketrans(dict.fromkeys("\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe63", "-"))
+
+
 def fold(text: str) -> str:
-    """Return ``text`` in NFKC form, case-folded, with runs of whitespace made one space."""
-    return _SPACES.sub(" ", unicodedata.normalize("NFKC", text).casefold()).strip()
+    """Return ``text`` in NFKC form, case-folded, dashes as "-", whitespace runs as one space."""
+    return _SPACES.sub(
+        " ", unicodedata.normalize("NFKC", text).casefold().translate(DASHES)
+    ).strip()
 
 
 @lru_cache(maxsize=8192)

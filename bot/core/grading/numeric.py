@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from dataclasses import dataclass
 from enum import Enum
 from functools import lru_cache
 
 from bot.core.content import Question
-from bot.core.grading.normalize import fold, normalize
+from bot.core.grading.normalize import DASHES, fold, normalize
 
 
 @dataclass(frozen=True, slots=True)
@@ -255,7 +256,9 @@ def read_numbers(answer: str, key: NumericKey) -> list[Reading]:
     """Every number in ``answer``, with its unit fit and value in the question's unit."""
     text = words_to_digits(fold(answer).replace("≈", " ~ "))
     # Keep the original case of units (Gb vs GB): fold changed only case and spacing.
-    cased = words_to_digits(re.sub(r"\s+", " ", answer).strip().replace("≈", " ~ "))
+    cased = words_to_digits(
+        re.sub(r"\s+", " ", unicodedata.normalize("NFKC", answer)).strip().replace("≈", " ~ ")
+    ).translate(DASHES)
     if len(cased) != len(text):
         cased = text
     readings: list[Reading] = []
