@@ -6,6 +6,7 @@ Nothing else in the bot reads the environment.
 from __future__ import annotations
 
 import logging
+import re
 from typing import Any
 
 from pydantic import Field, SecretStr, field_validator
@@ -26,6 +27,8 @@ class Settings(BaseSettings):
     studybot_http_host: str = "127.0.0.1"
     studybot_http_port: int = Field(default=3000, ge=1, le=65535)
     studybot_slack_api_url: str = "https://slack.com/api/"
+    # prepended to every Slack slash command where a name is taken: "sb-" gives /sb-quiz
+    studybot_slack_command_prefix: str = ""
     studybot_discord_api_url: str = "https://discord.com/api/v10"
     studybot_admins: str = ""  # comma-separated platform user ids with admin rights
     studybot_grace_minutes: int = Field(default=60, ge=0)
@@ -37,6 +40,24 @@ class Settings(BaseSettings):
     discord_bot_token: SecretStr | None = None
     discord_public_key: str | None = None
     discord_application_id: str | None = None
+    # Discord gateway URL (tests point it at a local fake); default Discord's own.
+    studybot_discord_gateway_url: str | None = None
+    # Connect to the gateway when a bot token is set; false: the token only serves REST calls
+    # (HTTP interactions mode).
+    studybot_discord_gateway: bool = True
+    # The privileged MESSAGE_CONTENT intent, to grade plain thread replies to a daily post.
+    studybot_discord_message_content: bool = False
+    # Run the gateway as discord.py's AutoShardedClient (from about 1,000 guilds).
+    studybot_discord_sharded: bool = False
+    # Sync the slash commands when the bot starts: globally, or to this guild only.
+    studybot_discord_sync_on_start: bool = False
+    studybot_discord_guild_id: str | None = None
+    # Answer an interaction at once if the work takes less than this; else defer (type 5).
+    studybot_discord_defer_after: float = Field(default=2.0, ge=0, le=2.8)
+    # Pacing of channel posts and DMs, under Discord's 50 requests/s per bot.
+    studybot_discord_sends_per_second: float = Field(default=40.0, gt=0, le=50)
+    # Rate limits longer than this are handed back to the outbox (retry later), not waited.
+    studybot_discord_max_ratelimit_wait: float = Field(default=30.0, ge=30)
 
     @field_validator("studybot_log_level")
     @classmethod
@@ -46,6 +67,17 @@ class Settings(BaseSettings):
             raise ValueError(f"unknown log level {value!r}")
         return level
 
+    @field_validator("studybot_slack_command_prefix")
+    @classmethod
+    def _slack_prefix(cls, value: str) -> str:
+        prefix = value.strip().lower().lstrip("/")
+        if not re.fullmatch(r"[a-z0-9_-]{0,20}", prefix):
+            raise ValueError(
+                "STUDYBOT_SLACK_COMMAND_PREFIX takes up to 20 lowercase letters, digits, "
+                f"'-' or '_', e.g. 'sb-'; not {value!r}"
+            )
+        return prefix
+
     @field_validator(
         "slack_bot_token",
         "slack_signing_secret",
@@ -53,6 +85,8 @@ class Settings(BaseSettings):
         "discord_bot_token",
         "discord_public_key",
         "discord_application_id",
+        "studybot_discord_gateway_url",
+        "studybot_discord_guild_id",
         mode="before",
     )
     @classmethod

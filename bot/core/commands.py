@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from bot.core import daily
+from bot.core import daily, home
 from bot.core.context import Context
 from bot.core.errors import NotAvailableYet, UserError
 from bot.core.messages import Card, Delivery, Outgoing, say
@@ -121,4 +121,5 @@ def handler_for(name: str) -> Handler:
 
 ACTIONS: dict[str, Callable[[Context, list[str], str], list[Outgoing]]] = {
     "daily": daily.daily_action,
+    "home": home.home_action,
 }

@@ -1,0 +1,248 @@
+"""The Slack adapter: a slack-bolt ``AsyncApp`` whose listeners translate and call the core.
+
+Every listener acks first (Slack wants an answer within 3 s) and does the rest
+after the ack: look the user up, run the core (``App.handle``), send the
+replies. Modals go first among the replies, while the interaction's
+``trigger_id`` is fresh. Socket Mode when ``SLACK_APP_TOKEN`` is set; else HTTP
+at ``POST /slack/events`` on the one web server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
+from slack_bolt.adapter.starlette.async_handler import AsyncSlackRequestHandler
+from slack_bolt.async_app import AsyncApp, AsyncBoltContext
+from slack_sdk.errors import SlackClientError
+from slack_sdk.http_retry.builtin_async_handlers import (
+    AsyncConnectionErrorRetryHandler,
+    AsyncRateLimitErrorRetryHandler,
+)
+from slack_sdk.web.async_client import AsyncWebClient
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Route
+
+from bot.adapters.slack import translate
+from bot.adapters.slack.sender import SlackNotifier, SlackSender
+from bot.adapters.slack.translate import Payload, RecentKeys, SlackUser
+from bot.adapters.slack.users import UserDirectory
+from bot.bootstrap import App
+from bot.config import Settings
+from bot.core.errors import ConfigError
+from bot.core.events import Event
+from bot.core.messages import Delivery, Outgoing
+from bot.delivery import Notifier, RetryLater
+
+log = logging.getLogger(__name__)
+EVENTS_PATH = "/slack/events"
+Ack = Callable[..., Awaitable[Any]]
+
+
+def api_url(url: str) -> str:
+    """The Web API base URL as slack-sdk wants it: ending in ``/``."""
+    return url if url.endswith("/") else url + "/"
+
+
+class SlackAdapter:
+    """The Slack platform: listeners, the outbox notifier, HTTP route or Socket Mode."""
+
+    name = "slack"
+
+    def __init__(
+        self,
+        app: App,
+        settings: Settings,
+        *,
+        user_directory: UserDirectory | None = None,
+    ) -> None:
+        if settings.slack_bot_token is None:
+            raise ConfigError("SLACK_BOT_TOKEN is not set.")
+        if settings.slack_signing_secret is None and settings.slack_app_token is None:
+            raise ConfigError(
+                "Set SLACK_SIGNING_SECRET (HTTP mode) or SLACK_APP_TOKEN (Socket Mode)."
+            )
+        self.app = app
+        self.settings = settings
+        self.prefix = settings.studybot_slack_command_prefix
+        token = settings.slack_bot_token.get_secret_value()
+        base_url = api_url(settings.studybot_slack_api_url)
+        # Replies to a user wait out a short 429 in place (the SDK honours Retry-After) ...
+        self.client = AsyncWebClient(
+            token=token,
+            base_url=base_url,
+            retry_handlers=[
+                AsyncConnectionErrorRetryHandler(),
+                AsyncRateLimitErrorRetryHandler(max_retry_count=1),
+            ],
+        )
+        # ... while the outbox hands a 429 back to the delivery layer as RetryLater.
+        self.notifier: Notifier = SlackNotifier(
+            SlackSender(AsyncWebClient(token=token, base_url=base_url))
+        )
+        self.sender = SlackSender(self.client)
+        self.users = user_directory or UserDirectory(self.client, settings.admin_ids)
+        self.recent = RecentKeys()
+        self.app_token = (
+            settings.slack_app_token.get_secret_value() if settings.slack_app_token else None
+        )
+        secret = settings.slack_signing_secret
+        self.bolt = AsyncApp(
+            name="studybot",
+            client=self.client,
+            signing_secret=secret.get_secret_value() if secret else "",
+            logger=logging.getLogger("bot.adapters.slack.bolt"),
+            process_before_response=False,
+        )
+        self._register()
+        self.http_handler = AsyncSlackRequestHandler(self.bolt)
+        self.socket_handler: AsyncSocketModeHandler | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+        app.notifiers[self.name] = self.notifier
+
+    # --- the PlatformAdapter protocol -------------------------------------------------------
+
+    @property
+    def socket_mode(self) -> bool:
+        return self.app_token is not None
+
+    def routes(self) -> list[BaseRoute]:
+        """``POST /slack/events`` in HTTP mode; nothing in Socket Mode."""
+        if self.socket_mode:
+            return []
+        return [Route(EVENTS_PATH, self._endpoint, methods=["POST"])]
+
+    async def start(self) -> None:
+        """Open the Socket Mode connection when an app token is set."""
+        if self.app_token is not None:
+            self.socket_handler = AsyncSocketModeHandler(self.bolt, self.app_token)
+            await self.socket_handler.connect_async()  # type: ignore[no-untyped-call]
+            log.info("Slack: connected in Socket Mode")
+        else:
+            log.info("Slack: HTTP mode at %s", EVENTS_PATH)
+
+    async def stop(self) -> None:
+        if self.socket_handler is not None:
+            await self.socket_handler.close_async()  # type: ignore[no-untyped-call]
+            self.socket_handler = None
+
+    async def _endpoint(self, request: Request) -> Response:
+        return await self.http_handler.handle(request)
+
+    # --- listeners ---------------------------------------------------------------------------
+
+    def _register(self) -> None:
+        bolt = self.bolt
+        pattern = re.compile(rf"^/{re.escape(self.prefix)}[a-z0-9_-]+$")
+        bolt.command(pattern)(self.on_command)
+        bolt.action(re.compile(r".+"))(self.on_action)
+        bolt.view(translate.FORM_CALLBACK_ID)(self.on_submission)
+        bolt.event("message")(self.on_message)
+        bolt.event("app_mention")(self.on_message)
+        bolt.event("app_home_opened")(self.on_home_opened)
+        bolt.event("user_change")(self.on_user_change)
+
+    async def _user(self, team: str, user_id: str, name: str = "") -> SlackUser:
+        return await self.users.lookup(team, user_id, name)
+
+    async def on_command(self, ack: Ack, body: Payload) -> None:
+        await ack()
+        team = translate.team_of(body)
+        user = await self._user(team, str(body.get("user_id", "")), str(body.get("user_name", "")))
+        event = translate.command_event(body, self.prefix, user)
+        await self.run(
+            event, trigger_id=body.get("trigger_id"), response_url=body.get("response_url")
+        )
+
+    async def on_action(self, ack: Ack, body: Payload) -> None:
+        await ack()
+        who = body.get("user") or {}
+        user = await self._user(
+            translate.team_of(body), str(who.get("id", "")), str(who.get("name", ""))
+        )
+        channel = translate.action_channel(body) or await self.sender.dm_channel(user.id)
+        for event in translate.action_events(body, user, channel):
+            await self.run(
+                event, trigger_id=body.get("trigger_id"), response_url=body.get("response_url")
+            )
+
+    async def on_submission(self, ack: Ack, body: Payload) -> None:
+        await ack()  # closes the modal; the grade comes as a private message
+        who = body.get("user") or {}
+        user = await self._user(
+            translate.team_of(body), str(who.get("id", "")), str(who.get("name", ""))
+        )
+        event = translate.submission_event(body, user)
+        if event is None:
+            log.warning("Slack: a submitted view without studybot metadata was ignored")
+            return
+        await self.run(event)
+
+    async def on_message(self, body: Payload, event: Payload, context: AsyncBoltContext) -> None:
+        if not translate.is_addressed_message(event, context.bot_user_id):
+            return
+        if not self.recent.first_time((str(event.get("channel")), str(event.get("ts")))):
+            return
+        team = translate.team_of(body) or str(event.get("team", ""))
+        user = await self._user(team, str(event.get("user")))
+        neutral = translate.message_event(body, event, user, context.bot_user_id)
+        if neutral is not None:
+            await self.run(neutral)
+
+    async def on_home_opened(self, body: Payload, event: Payload) -> None:
+        if event.get("tab", "home") != "home":
+            return
+        user = await self._user(translate.team_of(body), str(event.get("user", "")))
+        neutral = translate.home_event(body, event, user)
+        if neutral is None:
+            return
+        replies = await self.app.handle(neutral)
+        home = next((r for r in replies if r.tags.get("view") == "home"), None)
+        shown = home or next(iter(replies), None)
+        if shown is not None:
+            await self._guard(self.sender.publish_home(user.id, shown.card), "views.publish")
+
+    async def on_user_change(self, body: Payload, event: Payload) -> None:
+        info = event.get("user")
+        if isinstance(info, dict):
+            self.users.remember(translate.team_of(body), info)
+
+    # --- running the core and replying -----------------------------------------------------
+
+    async def run(
+        self,
+        event: Event,
+        *,
+        trigger_id: str | None = None,
+        response_url: str | None = None,
+    ) -> list[Outgoing]:
+        """Hand ``event`` to the core and send its replies; modals first, while the
+        trigger is fresh."""
+        replies = await self.app.handle(event)
+        ordered = sorted(replies, key=lambda r: r.delivery is not Delivery.MODAL)
+        for reply in ordered:
+            await self._guard(
+                self.sender.send(reply, trigger_id=trigger_id, response_url=response_url),
+                reply.delivery.value,
+            )
+        return replies
+
+    async def _guard(self, call: Awaitable[object], what: str) -> None:
+        """Send, and log (once, without the token) when Slack refuses; the user's next
+        action still works."""
+        try:
+            await call
+        except RetryLater as exc:
+            log.warning("Slack rate-limited a %s reply: %s", what, exc)
+        except SlackClientError:
+            log.exception("Slack refused a %s reply", what)
+
+
+def build_slack_adapter(app: App, settings: Settings) -> SlackAdapter:
+    """The adapter ``studybot run`` starts when Slack credentials are set."""
+    return SlackAdapter(app, settings)

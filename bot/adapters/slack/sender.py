@@ -1,0 +1,187 @@
+"""Outgoing messages → Slack Web API calls.
+
+| delivery | call |
+| --- | --- |
+| CHANNEL | ``chat.postMessage`` (in ``thread`` when set); returns ``CHANNEL:TS`` |
+| PRIVATE | ``chat.postEphemeral`` to the user in the channel (the interaction's ``response_url``
+            when the bot is not in that channel); no channel → a DM |
+| DM | ``conversations.open`` (cached) + ``chat.postMessage`` |
+| UPDATE | ``chat.update`` of ``ref`` (``CHANNEL:TS``) |
+| MODAL | ``views.open`` with the interaction's ``trigger_id``; without one (from the outbox)
+          the card goes privately instead |
+
+Attachments (charts, .ics files) are uploaded with ``files_upload_v2`` next to
+the message: in its channel and thread, or in the user's DM for private
+messages, since a file in a channel is seen by everyone. An HTTP 429 becomes
+:class:`bot.delivery.RetryLater` with Slack's ``Retry-After``, so the outbox
+waits as long as Slack asked.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from slack_sdk.errors import SlackApiError
+from slack_sdk.web.async_client import AsyncWebClient
+from slack_sdk.webhook.async_client import AsyncWebhookClient
+
+from bot.adapters.slack import render
+from bot.adapters.slack.translate import split_ref, thread_ref
+from bot.core.messages import Attachment, Card, Delivery, Outgoing
+from bot.delivery import RetryLater
+
+log = logging.getLogger(__name__)
+DEFAULT_RETRY_AFTER = 30.0
+# chat.postEphemeral fails like this where the bot is not a member; response_url still works.
+NOT_IN_CHANNEL = frozenset({"channel_not_found", "not_in_channel", "user_not_in_channel"})
+NO_FORM_NOTE = "Type /answer followed by your answer."
+
+
+def retry_after(exc: SlackApiError) -> float | None:
+    """Seconds Slack asked to wait, for an HTTP 429; None for any other error."""
+    if exc.response.status_code != 429:
+        return None
+    headers = {str(k).lower(): v for k, v in (exc.response.headers or {}).items()}
+    value = headers.get("retry-after")
+    if isinstance(value, list):
+        value = value[0] if value else None
+    try:
+        return max(float(value), 0.0) if value is not None else DEFAULT_RETRY_AFTER
+    except ValueError:
+        return DEFAULT_RETRY_AFTER
+
+
+class SlackSender:
+    """Renders and sends one :class:`Outgoing`; returns Slack's id for it (``CHANNEL:TS``)."""
+
+    def __init__(self, client: AsyncWebClient) -> None:
+        self.client = client
+        self._dm_channels: dict[str, str] = {}
+
+    async def send(
+        self,
+        message: Outgoing,
+        *,
+        trigger_id: str | None = None,
+        response_url: str | None = None,
+    ) -> str | None:
+        try:
+            return await self._send(message, trigger_id, response_url)
+        except SlackApiError as exc:
+            wait = retry_after(exc)
+            if wait is not None:
+                raise RetryLater(wait) from exc
+            raise
+
+    async def _send(
+        self, message: Outgoing, trigger_id: str | None, response_url: str | None
+    ) -> str | None:
+        delivery = message.delivery
+        if delivery is Delivery.MODAL:
+            if message.form is not None and trigger_id:
+                return await self._open_modal(message, trigger_id)
+            card = message.card
+            if message.form is not None:
+                card = Card(
+                    title=card.title or message.form.title,
+                    blocks=(*card.blocks, f"{message.form.label}: {NO_FORM_NOTE}"),
+                )
+            message = Outgoing(Delivery.PRIVATE, message.to, card, channel=message.channel)
+            delivery = Delivery.PRIVATE
+        if delivery is Delivery.CHANNEL:
+            return await self._post(message.to, message.card, message.thread, message.attachments)
+        if delivery is Delivery.DM or (delivery is Delivery.PRIVATE and not message.channel):
+            channel = await self.dm_channel(message.to)
+            return await self._post(channel, message.card, None, message.attachments)
+        if delivery is Delivery.PRIVATE:
+            return await self._ephemeral(message, response_url)
+        if delivery is Delivery.UPDATE:
+            channel, ts = split_ref(message.ref or "", message.to)
+            response = await self.client.chat_update(
+                channel=channel, ts=ts, **render.message_payload(message.card)
+            )
+            return thread_ref(str(response.get("channel") or channel), str(response["ts"]))
+        raise ValueError(f"unknown delivery {delivery!r}")
+
+    async def _post(
+        self,
+        channel: str,
+        card: Card,
+        thread: str | None,
+        attachments: tuple[Attachment, ...],
+    ) -> str:
+        thread_ts = split_ref(thread)[1] if thread else None
+        response = await self.client.chat_postMessage(
+            channel=channel,
+            thread_ts=thread_ts,
+            unfurl_links=False,
+            **render.message_payload(card),
+        )
+        posted_in = str(response.get("channel") or channel)
+        if attachments:
+            await self._upload(posted_in, thread_ts, attachments)
+        return thread_ref(posted_in, str(response["ts"]))
+
+    async def _ephemeral(self, message: Outgoing, response_url: str | None) -> str | None:
+        channel = message.channel or ""
+        thread_ts = split_ref(message.thread)[1] if message.thread else None
+        payload = render.message_payload(message.card)
+        try:
+            response = await self.client.chat_postEphemeral(
+                channel=channel, user=message.to, thread_ts=thread_ts, **payload
+            )
+        except SlackApiError as exc:
+            if not response_url or exc.response.get("error") not in NOT_IN_CHANNEL:
+                raise
+            webhook = AsyncWebhookClient(response_url)
+            await webhook.send(response_type="ephemeral", replace_original=False, **payload)
+            ref = None
+        else:
+            ref = thread_ref(channel, str(response.get("message_ts", "")))
+        if message.attachments:
+            await self._upload(await self.dm_channel(message.to), None, message.attachments)
+        return ref
+
+    async def _open_modal(self, message: Outgoing, trigger_id: str) -> str | None:
+        assert message.form is not None
+        view = render.modal_view(message.form, message.channel or "", message.thread)
+        response = await self.client.views_open(trigger_id=trigger_id, view=view)
+        opened: dict[str, Any] = dict(response.get("view") or {})
+        return str(opened["id"]) if opened.get("id") else None
+
+    async def _upload(
+        self, channel: str, thread_ts: str | None, attachments: tuple[Attachment, ...]
+    ) -> None:
+        await self.client.files_upload_v2(
+            channel=channel,
+            thread_ts=thread_ts,
+            file_uploads=[
+                {"content": a.content, "filename": a.filename, "title": a.filename}
+                for a in attachments
+            ],
+        )
+
+    async def dm_channel(self, user: str) -> str:
+        """The id of the bot's DM channel with ``user`` (``conversations.open``, cached)."""
+        channel = self._dm_channels.get(user)
+        if channel is None:
+            response = await self.client.conversations_open(users=user)
+            channel = str((response.get("channel") or {})["id"])
+            self._dm_channels[user] = channel
+        return channel
+
+    async def publish_home(self, user: str, card: Card) -> None:
+        """Show ``card`` on ``user``'s App Home tab (``views.publish``)."""
+        await self.client.views_publish(user_id=user, view=render.home_view(card))
+
+
+class SlackNotifier:
+    """The outbox's way to Slack. Raises RetryLater on HTTP 429 instead of waiting in place,
+    so per-channel pacing and backoff stay with the delivery layer."""
+
+    def __init__(self, sender: SlackSender) -> None:
+        self.sender = sender
+
+    async def send(self, message: Outgoing) -> str | None:
+        return await self.sender.send(message)
