@@ -1,0 +1,119 @@
+"""Grading benchmark: latency per kind of question and ``--jsonl`` throughput, as one JSON object.
+
+Run: ``.venv/bin/python bench/grading.py [--lines 20000] [--rounds 5]``. Latencies are
+warm (each question graded once before timing), in milliseconds, over the answers of
+the labelled set in tests/data/grading/; throughput runs the real ``grade_lines``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bot.cli.grade import grade_lines  # noqa: E402
+from bot.core.content import Question, load_pack  # noqa: E402
+from bot.core.grading import GRADER_VERSION, grade, reference_grader  # noqa: E402
+from bot.core.grading.normalize import normalize  # noqa: E402
+from bot.core.grading.short import prepare  # noqa: E402
+
+
+def clear_answer_caches() -> None:
+    """Forget normalised answers, so repeated answers cost what new ones would."""
+    normalize.cache_clear()
+    prepare.cache_clear()
+
+
+DATA = ROOT / "tests" / "data" / "grading"
+
+
+def kind_of(question: Question) -> str:
+    if question.kind != "open":
+        return question.kind
+    return "rubric" if question.rubric else "semantic"
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    index = min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))
+    return ordered[index]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--lines", type=int, default=20_000, help="lines for the --jsonl run")
+    parser.add_argument("--rounds", type=int, default=5, help="timed passes over the labelled set")
+    args = parser.parse_args()
+
+    pack = load_pack(DATA / "questions.yaml")
+    questions = {q.id: q for q in pack.questions}
+    rows = [json.loads(line) for line in (DATA / "answers.jsonl").read_text("utf-8").splitlines()]
+    for row in rows:  # warm the per-question caches, as a running bot has them
+        grade(questions[row["id"]], row["answer"])
+
+    samples: dict[str, list[float]] = {}
+    for _ in range(args.rounds):
+        for row in rows:
+            question = questions[row["id"]]
+            clear_answer_caches()
+            start = time.perf_counter()
+            grade(question, row["answer"])
+            samples.setdefault(kind_of(question), []).append((time.perf_counter() - start) * 1000)
+    big = "MIG isolates memory, but time-slicing does not; about 900 GB/s. " * 1600  # ~100 KB
+    big_times = []
+    for question in pack.questions:
+        start = time.perf_counter()
+        grade(question, big)
+        big_times.append((time.perf_counter() - start) * 1000)
+
+    # Every line differs (trailing spaces), so no answer is served from a cache.
+    lines = [
+        json.dumps({"id": row["id"], "answer": row["answer"] + " " * (i // len(rows)), "n": i})
+        for i, row in zip(range(args.lines), (rows * (args.lines // len(rows) + 1)), strict=False)
+    ]
+    no_semantic = [
+        line for line in lines if kind_of(questions[json.loads(line)["id"]]) != "semantic"
+    ]
+    throughput = {}
+    for name, batch in (("all", lines), ("without_semantic", no_semantic)):
+        clear_answer_caches()
+        stream, out = io.StringIO("\n".join(batch) + "\n"), io.StringIO()
+        start = time.perf_counter()
+        grade_lines(pack, stream, out)
+        elapsed = time.perf_counter() - start
+        throughput[name] = round(len(batch) / elapsed)
+
+    result = {
+        "grader_version": GRADER_VERSION,
+        "semantic_grader": "reference" if reference_grader() else "word-overlap fallback",
+        "machine": {"cpus": os.cpu_count(), "python": platform.python_version()},
+        "latency_ms": {
+            kind: {
+                "n": len(values),
+                "p50": round(statistics.median(values), 4),
+                "p99": round(percentile(values, 0.99), 4),
+            }
+            for kind, values in sorted(samples.items())
+        },
+        "answer_100kb_ms": {
+            "p50": round(statistics.median(big_times), 3),
+            "max": round(max(big_times), 3),
+        },
+        "jsonl_answers_per_s": throughput,
+        "jsonl_lines": len(lines),
+    }
+    print(json.dumps(result, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
