@@ -111,9 +111,7 @@ def _cross_pack_problems(packs: list[Pack]) -> list[str]:
         pack_ids.setdefault(pack.pack, where)
         for q in pack.questions:
             if q.id in owner and owner[q.id] != where:
-                problems.append(
-                    f"{where}: question {q.id!r}: id is also used in {owner[q.id]}"
-                )
+                problems.append(f"{where}: question {q.id!r}: id is also used in {owner[q.id]}")
             owner.setdefault(q.id, where)
     return problems
 

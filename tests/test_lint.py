@@ -1,0 +1,329 @@
+"""``studybot content lint``: each rule fires on a small broken pack, naming file and question."""
+
+from __future__ import annotations
+
+import argparse
+import copy
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+import bot.core.lint as lint
+from bot.cli.content import run_lint
+from bot.core.lint import lint_paths
+
+SOURCE = "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/supported-gpus.html"
+
+
+def _good_pack(pack: str = "mig", prefix: str = "mig") -> dict[str, Any]:
+    return {
+        "pack": pack,
+        "title": "A good pack",
+        "questions": [
+            {
+                "id": f"{prefix}-first-arch",
+                "topic": "mig",
+                "role": ["pm", "eng"],
+                "difficulty": 1,
+                "kind": "choice",
+                "prompt": "Which architecture first offered MIG?",
+                "choices": ["Volta", "Ampere", "Hopper"],
+                "answer": "Ampere",
+                "explanation": "MIG starts with compute capability 8.0, Ampere.",
+                "sources": [SOURCE],
+            },
+            {
+                "id": f"{prefix}-no-mig-gpus",
+                "topic": "mig",
+                "role": ["eng"],
+                "difficulty": 2,
+                "kind": "multi",
+                "prompt": "Select the data-center GPUs that lack MIG support.",
+                "choices": ["T4", "A10", "A100"],
+                "answer": ["T4", "A10"],
+                "explanation": "T4 and A10 have no MIG; A100 does.",
+                "sources": [SOURCE],
+            },
+            {
+                "id": f"{prefix}-a30-count",
+                "topic": "mig",
+                "role": ["eng"],
+                "difficulty": 2,
+                "kind": "numeric",
+                "prompt": "What is the largest count of GPU instances on an A30?",
+                "answer": 4,
+                "tolerance": 0,
+                "unit": "instances",
+                "explanation": "A30 allows at most four MIG instances.",
+                "sources": [SOURCE],
+            },
+            {
+                "id": f"{prefix}-acronym",
+                "topic": "mig",
+                "role": ["pm"],
+                "difficulty": 1,
+                "kind": "short",
+                "prompt": "Spell out the acronym MIG.",
+                "answers": ["Multi-Instance GPU", "multi instance gpu"],
+                "explanation": "MIG is NVIDIA's Multi-Instance GPU.",
+                "sources": [SOURCE],
+            },
+            {
+                "id": f"{prefix}-isolation",
+                "topic": "mig",
+                "role": ["pm", "eng"],
+                "difficulty": 2,
+                "kind": "open",
+                "prompt": "What does partitioning a GPU into instances give two tenants?",
+                "rubric": [
+                    {
+                        "point": "Dedicated memory",
+                        "weight": 2,
+                        "any": ["own memory", "dedicated memory"],
+                    },
+                    {"point": "Fault isolation", "weight": 2, "any": ["fault isolation"]},
+                    {
+                        "point": "Predictable performance",
+                        "any": ["predictable", "quality of service"],
+                    },
+                ],
+                "model_answer": (
+                    "Each instance has its own memory and SMs. There is fault isolation between "
+                    "instances. Performance is predictable."
+                ),
+                "explanation": "MIG instances are hardware partitions.",
+                "sources": [SOURCE],
+            },
+        ],
+    }
+
+
+def _write(directory: Path, data: dict[str, Any], name: str | None = None) -> Path:
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"{name or data['pack']}.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    return path
+
+
+def _question(data: dict[str, Any], kind: str) -> dict[str, Any]:
+    q: dict[str, Any] = next(q for q in data["questions"] if q["kind"] == kind)
+    return q
+
+
+def _lint_one(tmp_path: Path, data: dict[str, Any]) -> list[str]:
+    problems, _ = lint_paths([_write(tmp_path, data)])
+    return problems
+
+
+def _assert_one_problem_naming(problems: list[str], qid: str, *words: str) -> None:
+    assert len(problems) == 1, "\n".join(problems)
+    line = problems[0]
+    assert ".yaml" in line and repr(qid) in line, line
+    for word in words:
+        assert word in line, line
+
+
+def test_a_good_pack_passes(tmp_path: Path) -> None:
+    problems, count = lint_paths([_write(tmp_path, _good_pack())])
+    assert problems == []
+    assert count == 5
+
+
+def test_a_schema_violation_names_the_file_and_question(tmp_path: Path) -> None:
+    data = _good_pack()
+    del data["questions"][0]["explanation"]
+    problems = _lint_one(tmp_path, data)
+    _assert_one_problem_naming(problems, "mig-first-arch", "explanation")
+
+
+def test_a_choice_answer_missing_from_the_choices_is_reported(tmp_path: Path) -> None:
+    data = _good_pack()
+    _question(data, "choice")["answer"] = "Pascal"
+    _assert_one_problem_naming(
+        _lint_one(tmp_path, data), "mig-first-arch", "not one of the choices"
+    )
+
+
+def test_a_multi_answer_outside_the_choices_is_reported(tmp_path: Path) -> None:
+    data = _good_pack()
+    _question(data, "multi")["answer"] = ["T4", "L40S"]
+    _assert_one_problem_naming(_lint_one(tmp_path, data), "mig-no-mig-gpus", "'L40S'")
+
+
+def test_a_multi_question_with_every_choice_correct_is_reported(tmp_path: Path) -> None:
+    data = _good_pack()
+    _question(data, "multi")["answer"] = ["T4", "A10", "A100"]
+    _assert_one_problem_naming(_lint_one(tmp_path, data), "mig-no-mig-gpus", "every choice")
+
+
+def test_a_numeric_question_without_a_unit_is_reported(tmp_path: Path) -> None:
+    data = _good_pack()
+    _question(data, "numeric")["unit"] = ""
+    _assert_one_problem_naming(_lint_one(tmp_path, data), "mig-a30-count", "no unit")
+
+
+def test_a_numeric_question_without_a_tolerance_is_reported(tmp_path: Path) -> None:
+    data = _good_pack()
+    del _question(data, "numeric")["tolerance"]
+    _assert_one_problem_naming(_lint_one(tmp_path, data), "mig-a30-count", "tolerance")
+
+
+def test_a_numeric_tolerance_that_accepts_almost_anything_is_reported(tmp_path: Path) -> None:
+    data = _good_pack()
+    _question(data, "numeric")["tolerance"] = 0.5
+    _assert_one_problem_naming(_lint_one(tmp_path, data), "mig-a30-count", "tolerance 0.5")
+
+
+@pytest.mark.parametrize("source", ["ftp://example.org/doc", "see the MIG guide"])
+def test_a_source_that_is_not_an_http_url_is_reported(tmp_path: Path, source: str) -> None:
+    data = _good_pack()
+    data["questions"][0]["sources"] = [source]
+    _assert_one_problem_naming(_lint_one(tmp_path, data), "mig-first-arch", "sources")
+
+
+def test_a_source_without_a_real_host_is_reported(tmp_path: Path) -> None:
+    data = _good_pack()
+    data["questions"][0]["sources"] = ["https://intranet/wiki/mig"]
+    _assert_one_problem_naming(_lint_one(tmp_path, data), "mig-first-arch", "not an http(s) URL")
+
+
+def test_a_question_id_used_in_two_packs_is_reported(tmp_path: Path) -> None:
+    first = _write(tmp_path, _good_pack("mig"))
+    other = _good_pack("mig-extra", prefix="mig-extra")
+    other["questions"] = [copy.deepcopy(_good_pack()["questions"][0])]
+    other["questions"][0]["prompt"] = "Name the GPU generation where MIG began."
+    problems, _ = lint_paths([first, _write(tmp_path, other)])
+    _assert_one_problem_naming(problems, "mig-first-arch", "also used in")
+
+
+def test_near_duplicate_prompts_across_packs_are_reported(tmp_path: Path) -> None:
+    first = _write(tmp_path, _good_pack("mig"))
+    other = _good_pack("mig-copy", prefix="mig-copy")
+    other["questions"] = [copy.deepcopy(_good_pack(prefix="mig-copy")["questions"][0])]
+    other["questions"][0]["prompt"] = "Which architecture first offered MIG ?!"
+    problems, _ = lint_paths([first, _write(tmp_path, other)])
+    _assert_one_problem_naming(
+        problems, "mig-first-arch", "near-duplicate", "'mig-copy-first-arch'"
+    )
+
+
+def test_differently_worded_prompts_on_one_topic_are_not_duplicates(tmp_path: Path) -> None:
+    data = _good_pack()
+    extra = copy.deepcopy(data["questions"][0])
+    extra["id"] = "mig-first-arch-h100"
+    extra["prompt"] = "On which GPU family did NVIDIA add concurrent MIG profiling?"
+    extra["choices"] = ["Ampere", "Hopper"]
+    extra["answer"] = "Hopper"
+    data["questions"].append(extra)
+    assert _lint_one(tmp_path, data) == []
+
+
+def test_prompt_graded_as_its_own_answer_is_reported(tmp_path: Path) -> None:
+    data = _good_pack()
+    q = _question(data, "open")
+    q["prompt"] = (
+        "Explain the dedicated memory, fault isolation and predictable performance of MIG."
+    )
+    _assert_one_problem_naming(_lint_one(tmp_path, data), "mig-isolation", "prompt itself")
+
+
+def test_a_short_answer_given_away_by_the_prompt_is_reported(tmp_path: Path) -> None:
+    data = _good_pack()
+    _question(data, "short")["prompt"] = "Is MIG short for Multi-Instance GPU?"
+    _assert_one_problem_naming(_lint_one(tmp_path, data), "mig-acronym", "prompt itself")
+
+
+def test_a_model_answer_that_fails_its_own_rubric_is_reported(tmp_path: Path) -> None:
+    data = _good_pack()
+    _question(data, "open")["model_answer"] = "Instances are predictable."
+    _assert_one_problem_naming(
+        _lint_one(tmp_path, data), "mig-isolation", "model answer grades", "Fault isolation"
+    )
+
+
+def test_a_rubric_with_too_few_points_is_reported(tmp_path: Path) -> None:
+    data = _good_pack()
+    q = _question(data, "open")
+    q["rubric"] = q["rubric"][:2]
+    _assert_one_problem_naming(_lint_one(tmp_path, data), "mig-isolation", "2 point(s)")
+
+
+def test_a_short_answer_the_grader_cannot_read_is_reported(tmp_path: Path) -> None:
+    data = _good_pack()
+    _question(data, "short")["answers"] = ["the", "Multi-Instance GPU"]
+    _assert_one_problem_naming(_lint_one(tmp_path, data), "mig-acronym", "right answer 'the'")
+
+
+def test_an_unreadable_pack_is_reported_and_the_others_still_linted(tmp_path: Path) -> None:
+    (tmp_path / "broken.yaml").write_text("pack: [unclosed\n", encoding="utf-8")
+    data = _good_pack()
+    _question(data, "numeric")["unit"] = ""
+    _write(tmp_path, data)
+    problems, count = lint_paths([tmp_path])
+    assert count == 5
+    assert any("broken.yaml" in p and "not valid YAML" in p for p in problems), problems
+    assert any("'mig-a30-count'" in p and "no unit" in p for p in problems), problems
+
+
+def test_every_problem_is_reported_at_once(tmp_path: Path) -> None:
+    data = _good_pack()
+    _question(data, "numeric")["unit"] = ""
+    _question(data, "multi")["answer"] = ["T4", "A10", "A100"]
+    _question(data, "open")["model_answer"] = "Instances are predictable."
+    problems = _lint_one(tmp_path, data)
+    assert len(problems) == 3, "\n".join(problems)
+
+
+def test_imported_packs_may_use_their_own_topics(tmp_path: Path) -> None:
+    data = _good_pack("anki-deck", prefix="card")
+    for q in data["questions"]:
+        q["topic"] = "anki"
+    del _question(data, "open")["rubric"]
+    assert _lint_one(tmp_path, data) == []
+
+
+def test_shipped_packs_must_use_the_known_topics_and_their_own_prefix(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(lint, "PACKS_DIR", tmp_path)
+    data = _good_pack()
+    data["questions"][0]["topic"] = "gpu-trivia"
+    data["questions"][1]["id"] = "trivia-no-mig-gpus"
+    problems = _lint_one(tmp_path, data)
+    assert len(problems) == 2, "\n".join(problems)
+    assert "'mig-first-arch'" in problems[0] and "'gpu-trivia'" in problems[0]
+    assert "'trivia-no-mig-gpus'" in problems[1] and "pack id" in problems[1]
+
+
+def test_shipped_open_questions_need_a_model_answer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(lint, "PACKS_DIR", tmp_path)
+    data = _good_pack()
+    del _question(data, "open")["model_answer"]
+    _assert_one_problem_naming(_lint_one(tmp_path, data), "mig-isolation", "no model_answer")
+
+
+def test_no_pack_files_is_a_problem(tmp_path: Path) -> None:
+    problems, count = lint_paths([tmp_path])
+    assert count == 0
+    assert problems and "no pack files" in problems[0]
+
+
+def test_the_cli_exits_1_with_a_readable_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = _good_pack()
+    _question(data, "numeric")["unit"] = ""
+    path = _write(tmp_path, data)
+    assert run_lint(argparse.Namespace(paths=[path])) == 1
+    err = capsys.readouterr().err
+    assert "1 problem(s) in 5 question(s)" in err
+    assert "'mig-a30-count'" in err and "no unit" in err
+
+
+def test_the_cli_exits_0_on_a_good_pack(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run_lint(argparse.Namespace(paths=[_write(tmp_path, _good_pack())])) == 0
+    assert "ok: 5 questions" in capsys.readouterr().out
