@@ -12,7 +12,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager, suppress
 from typing import Any
 
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
@@ -102,7 +103,9 @@ class SlackAdapter:
         self._register()
         self.http_handler = AsyncSlackRequestHandler(self.bolt)
         self.socket_handler: AsyncSocketModeHandler | None = None
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._busy = 0
+        self._idle = asyncio.Event()
+        self._idle.set()
         app.notifiers[self.name] = self.notifier
 
     # --- the PlatformAdapter protocol -------------------------------------------------------
@@ -127,6 +130,9 @@ class SlackAdapter:
             log.info("Slack: HTTP mode at %s", EVENTS_PATH)
 
     async def stop(self) -> None:
+        """Finish the events already taken (for a few seconds at most), then disconnect."""
+        with suppress(TimeoutError):
+            await self.settled(timeout=5.0)
         if self.socket_handler is not None:
             await self.socket_handler.close_async()  # type: ignore[no-untyped-call]
             self.socket_handler = None
@@ -150,7 +156,43 @@ class SlackAdapter:
     async def _user(self, team: str, user_id: str, name: str = "") -> SlackUser:
         return await self.users.lookup(team, user_id, name)
 
+    @asynccontextmanager
+    async def _working(self) -> AsyncIterator[None]:
+        """Marks work after an ack, so that ``settled`` (and a graceful stop) can wait on it."""
+        self._busy += 1
+        self._idle.clear()
+        try:
+            yield
+        finally:
+            self._busy -= 1
+            if self._busy == 0:
+                self._idle.set()
+
+    async def settled(self, timeout: float = 10.0) -> None:
+        """Wait until every event taken so far has been handled and answered."""
+        await asyncio.wait_for(self._idle.wait(), timeout)
+
     async def on_command(self, ack: Ack, body: Payload) -> None:
+        async with self._working():
+            await self._command(ack, body)
+
+    async def on_action(self, ack: Ack, body: Payload) -> None:
+        async with self._working():
+            await self._action(ack, body)
+
+    async def on_submission(self, ack: Ack, body: Payload) -> None:
+        async with self._working():
+            await self._submission(ack, body)
+
+    async def on_message(self, body: Payload, event: Payload, context: AsyncBoltContext) -> None:
+        async with self._working():
+            await self._message(body, event, context.bot_user_id)
+
+    async def on_home_opened(self, body: Payload, event: Payload) -> None:
+        async with self._working():
+            await self._home_opened(body, event)
+
+    async def _command(self, ack: Ack, body: Payload) -> None:
         await ack()
         team = translate.team_of(body)
         user = await self._user(team, str(body.get("user_id", "")), str(body.get("user_name", "")))
@@ -159,7 +201,7 @@ class SlackAdapter:
             event, trigger_id=body.get("trigger_id"), response_url=body.get("response_url")
         )
 
-    async def on_action(self, ack: Ack, body: Payload) -> None:
+    async def _action(self, ack: Ack, body: Payload) -> None:
         await ack()
         who = body.get("user") or {}
         user = await self._user(
@@ -171,7 +213,7 @@ class SlackAdapter:
                 event, trigger_id=body.get("trigger_id"), response_url=body.get("response_url")
             )
 
-    async def on_submission(self, ack: Ack, body: Payload) -> None:
+    async def _submission(self, ack: Ack, body: Payload) -> None:
         await ack()  # closes the modal; the grade comes as a private message
         who = body.get("user") or {}
         user = await self._user(
@@ -183,18 +225,18 @@ class SlackAdapter:
             return
         await self.run(event)
 
-    async def on_message(self, body: Payload, event: Payload, context: AsyncBoltContext) -> None:
-        if not translate.is_addressed_message(event, context.bot_user_id):
+    async def _message(self, body: Payload, event: Payload, bot_user_id: str | None) -> None:
+        if not translate.is_addressed_message(event, bot_user_id):
             return
         if not self.recent.first_time((str(event.get("channel")), str(event.get("ts")))):
             return
         team = translate.team_of(body) or str(event.get("team", ""))
         user = await self._user(team, str(event.get("user")))
-        neutral = translate.message_event(body, event, user, context.bot_user_id)
+        neutral = translate.message_event(body, event, user, bot_user_id)
         if neutral is not None:
             await self.run(neutral)
 
-    async def on_home_opened(self, body: Payload, event: Payload) -> None:
+    async def _home_opened(self, body: Payload, event: Payload) -> None:
         if event.get("tab", "home") != "home":
             return
         user = await self._user(translate.team_of(body), str(event.get("user", "")))

@@ -145,6 +145,8 @@ def card_blocks(card: Card, max_blocks: int = MESSAGE_BLOCKS) -> list[Block]:
     if len(text) > room:
         text = [*text[: max(room - 1, 0)], ContextBlock(elements=[PlainTextObject(text=CUT_NOTE)])]
     blocks = [*head, *text, *tail][:max_blocks]
+    if not blocks:  # an empty card still needs one block (views need at least one)
+        blocks = [SectionBlock(text=MarkdownTextObject(text=escape(fallback_text(card))))]
     for block in blocks:
         block.validate_json()
     return blocks
