@@ -1,0 +1,118 @@
+"""``POST /discord/interactions``: Discord's HTTP interactions endpoint.
+
+Every request is checked with the application's Ed25519 public key (PyNaCl)
+over ``X-Signature-Timestamp + body``; a bad or missing signature, or a
+timestamp more than five minutes off, gets 401 (Discord sends bad signatures
+on purpose to check). PING gets ``{"type": 1}``; autocomplete gets its choices;
+commands, components and modal submits go through the same handler as the
+gateway, their first response being the body of the answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from datetime import timedelta
+from typing import Any
+
+import discord
+from nacl.exceptions import BadSignatureError
+from nacl.signing import VerifyKey
+from starlette.background import BackgroundTask
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from bot.adapters.discord.client import StudybotClient
+from bot.adapters.discord.commands import autocomplete_choices
+from bot.adapters.discord.interactions import HttpResponder
+from bot.core.clock import Clock
+from bot.core.errors import ConfigError
+
+log = logging.getLogger(__name__)
+MAX_SKEW = timedelta(minutes=5)
+MAX_BODY = 1_000_000
+PING, COMMAND, COMPONENT, AUTOCOMPLETE, MODAL_SUBMIT = 1, 2, 3, 4, 5
+DEFAULT_ATTACHMENT_LIMIT = 8 * 1024 * 1024
+
+
+def verify_key(public_key: str) -> VerifyKey:
+    """The application's public key (hex, from the Developer Portal)."""
+    try:
+        return VerifyKey(bytes.fromhex(public_key.strip()))
+    except (ValueError, TypeError) as exc:
+        raise ConfigError(
+            "DISCORD_PUBLIC_KEY must be the 64 hex characters shown in the Developer Portal"
+        ) from exc
+
+
+class HttpInteractions:
+    """The endpoint; interactions run on the client's handler as background tasks."""
+
+    def __init__(self, client: StudybotClient, public_key: str, clock: Clock) -> None:
+        self.client = client
+        self.key = verify_key(public_key)
+        self.clock = clock
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def routes(self) -> list[Route]:
+        return [Route("/discord/interactions", self.endpoint, methods=["POST"])]
+
+    def _signed(self, request: Request, body: bytes) -> bool:
+        signature = request.headers.get("X-Signature-Ed25519", "")
+        timestamp = request.headers.get("X-Signature-Timestamp", "")
+        if not signature or not timestamp.isdigit():
+            return False
+        try:
+            self.key.verify(timestamp.encode() + body, bytes.fromhex(signature))
+        except (BadSignatureError, ValueError):
+            return False
+        age = abs(self.clock.now().timestamp() - int(timestamp))
+        return age <= MAX_SKEW.total_seconds()
+
+    async def endpoint(self, request: Request) -> Response:
+        body = await request.body()
+        if len(body) > MAX_BODY or not self._signed(request, body):
+            return JSONResponse({"error": "invalid request signature"}, status_code=401)
+        try:
+            payload: dict[str, Any] = json.loads(body)
+            kind = int(payload["type"])
+        except (ValueError, KeyError, TypeError):
+            return JSONResponse({"error": "not an interaction"}, status_code=400)
+        if kind == PING:
+            return JSONResponse({"type": 1})
+        if kind == AUTOCOMPLETE:
+            choices = autocomplete_choices(payload.get("data") or {}, self.client.topics)
+            return JSONResponse({"type": 8, "data": {"choices": choices}})
+        if kind not in (COMMAND, COMPONENT, MODAL_SUBMIT):
+            return JSONResponse({"error": f"unsupported interaction type {kind}"}, status_code=400)
+        return await self._interaction(payload)
+
+    async def _interaction(self, payload: dict[str, Any]) -> Response:
+        payload.setdefault("version", 1)
+        payload.setdefault("attachment_size_limit", DEFAULT_ATTACHMENT_LIMIT)
+        try:
+            # discord.py parses the payload with the logged-in client's state, as it does
+            # for INTERACTION_CREATE, so follow-ups use its own webhook routes.
+            interaction: discord.Interaction = discord.Interaction(
+                data=payload,  # type: ignore[arg-type]
+                state=self.client._connection,
+            )
+        except (KeyError, ValueError, TypeError):
+            log.warning("an interaction payload discord.py could not read", exc_info=True)
+            return JSONResponse({"error": "malformed interaction"}, status_code=400)
+        responder = HttpResponder()
+        task = asyncio.create_task(self.client.handler.run(interaction, responder))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        waiting: set[asyncio.Future[Any]] = {task, responder.body}
+        await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+        if not responder.body.done():
+            return JSONResponse({"error": "no response"}, status_code=500)
+        return JSONResponse(responder.body.result(), background=BackgroundTask(responder.sent))
+
+    async def drain(self) -> None:
+        """Let interactions still being answered finish (on shutdown)."""
+        if self._tasks:
+            await asyncio.wait(set(self._tasks), timeout=10)

@@ -1,0 +1,318 @@
+"""One way to answer an interaction, whether it came over the gateway or over HTTP.
+
+Discord wants a first response within 3 seconds and accepts follow-ups for 15
+minutes. The handler runs the core; if it answers within ``defer_after`` the
+reply is the first response (a message, an update of the clicked message, or a
+modal, which may only ever be a first response); otherwise the interaction is
+deferred (type 5, ephemeral) and the replies follow by editing the deferred
+message and sending follow-ups through the interaction's webhook.
+
+Only the first response differs between the two transports: over the gateway
+discord.py POSTs it to the callback endpoint; over HTTP it is the body of the
+answer to Discord's request. Everything after it goes through discord.py's
+interaction webhook in both cases.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import OrderedDict
+from typing import Any, Protocol
+
+import discord
+
+from bot.adapters.discord.render import (
+    DiscordMessage,
+    message_json,
+    modal_json,
+    render,
+    render_modal,
+)
+from bot.adapters.discord.translate import event_from_interaction, event_from_message
+from bot.bootstrap import App
+from bot.core.app import APOLOGY
+from bot.core.events import Event, EventKind
+from bot.core.messages import Button, ButtonStyle, Card, Delivery, Outgoing, say
+from bot.delivery import Notifier
+
+log = logging.getLogger(__name__)
+ACK_WAIT = 5.0  # seconds to wait for the HTTP first response to leave before following up
+OWN_POSTS_CACHE = 2048
+
+
+class Responder(Protocol):
+    """How the first response to one interaction is given."""
+
+    files_in_first: bool
+
+    async def message(self, message: DiscordMessage) -> None: ...
+
+    async def update(self, message: DiscordMessage) -> None: ...
+
+    async def modal(self, modal: discord.ui.Modal) -> None: ...
+
+    async def defer(self) -> None: ...
+
+    async def ack(self) -> None: ...
+
+
+class GatewayResponder:
+    """First responses through discord.py's ``Interaction.response`` (the callback endpoint)."""
+
+    files_in_first = True
+
+    def __init__(self, interaction: discord.Interaction) -> None:
+        self.interaction = interaction
+
+    async def message(self, message: DiscordMessage) -> None:
+        await self.interaction.response.send_message(
+            **message.kwargs(), ephemeral=message.ephemeral
+        )
+
+    async def update(self, message: DiscordMessage) -> None:
+        await self.interaction.response.edit_message(**message.kwargs(edit=True))
+
+    async def modal(self, modal: discord.ui.Modal) -> None:
+        await self.interaction.response.send_modal(modal)
+
+    async def defer(self) -> None:
+        await self.interaction.response.defer(ephemeral=True, thinking=True)
+
+    async def ack(self) -> None:
+        await self.interaction.response.defer()
+
+
+class HttpResponder:
+    """First responses as the body of the HTTP answer to Discord's POST.
+
+    ``body`` resolves to the JSON to return; :meth:`sent` is called once the
+    answer has left, and follow-ups wait for it.
+    """
+
+    files_in_first = False  # a JSON body carries no files: defer, then edit with them
+
+    def __init__(self) -> None:
+        loop = asyncio.get_running_loop()
+        self.body: asyncio.Future[dict[str, Any]] = loop.create_future()
+        self._sent = asyncio.Event()
+
+    async def sent(self) -> None:
+        """Mark the first response as sent (a background task of the HTTP answer)."""
+        self._sent.set()
+
+    async def _respond(self, body: dict[str, Any]) -> None:
+        if not self.body.done():
+            self.body.set_result(body)
+        try:
+            await asyncio.wait_for(self._sent.wait(), ACK_WAIT)
+        except TimeoutError:
+            log.warning("the HTTP interaction response was not sent within %ss", ACK_WAIT)
+
+    async def message(self, message: DiscordMessage) -> None:
+        await self._respond({"type": 4, "data": message_json(message)})
+
+    async def update(self, message: DiscordMessage) -> None:
+        await self._respond({"type": 7, "data": message_json(message)})
+
+    async def modal(self, modal: discord.ui.Modal) -> None:
+        await self._respond({"type": 9, "data": modal_json(modal)})
+
+    async def defer(self) -> None:
+        await self._respond({"type": 5, "data": {"flags": 64}})
+
+    async def ack(self) -> None:
+        await self._respond({"type": 6})
+
+
+class InteractionHandler:
+    """Turns interactions and thread replies into events and answers with the core's replies."""
+
+    def __init__(
+        self,
+        app: App,
+        notifier: Notifier,
+        admin_ids: frozenset[str],
+        defer_after: float = 2.0,
+    ) -> None:
+        self.app = app
+        self.notifier = notifier
+        self.admin_ids = admin_ids
+        self.defer_after = defer_after
+        self._own_posts: OrderedDict[int, bool] = OrderedDict()
+
+    async def _core(self, event: Event) -> list[Outgoing]:
+        try:
+            return await self.app.handle(event)
+        except Exception:
+            log.exception("handling a Discord %s failed", event.kind.value)
+            return [say(event.user, APOLOGY, channel=event.channel)]
+
+    async def run(self, interaction: discord.Interaction, responder: Responder) -> None:
+        """Answer one command, component or modal interaction."""
+        try:
+            event = event_from_interaction(interaction, self.admin_ids)
+        except ValueError:
+            log.warning("ignoring interaction of type %s", interaction.type)
+            return
+        work = asyncio.ensure_future(self._core(event))
+        done, _ = await asyncio.wait({work}, timeout=self.defer_after)
+        try:
+            if done:
+                mine, others = self._split(interaction, event, work.result())
+                await self._answer(interaction, responder, event, mine)
+            else:
+                await responder.defer()
+                mine, others = self._split(interaction, event, await work)
+                await self._answer_deferred(interaction, event, mine)
+        except discord.HTTPException:
+            log.exception("answering a Discord interaction failed")
+            return
+        await self._deliver(others)
+
+    def _split(
+        self, interaction: discord.Interaction, event: Event, replies: list[Outgoing]
+    ) -> tuple[list[Outgoing], list[Outgoing]]:
+        """Replies that answer the interaction itself, and the rest (sent by the notifier)."""
+        clicked = str(interaction.message.id) if interaction.message is not None else None
+        mine: list[Outgoing] = []
+        others: list[Outgoing] = []
+        for reply in replies:
+            to_actor = reply.delivery in (Delivery.PRIVATE, Delivery.MODAL) and (
+                reply.to == event.user
+            )
+            clicked_update = reply.delivery is Delivery.UPDATE and reply.ref == clicked
+            if to_actor or (clicked is not None and clicked_update):
+                mine.append(reply)
+            else:
+                others.append(reply)
+        return mine, others
+
+    async def _deliver(self, replies: list[Outgoing]) -> None:
+        for reply in replies:
+            try:
+                await self.notifier.send(reply)
+            except Exception:
+                log.exception("sending a %s reply on Discord failed", reply.delivery.value)
+
+    def _form_fallback(self, reply: Outgoing, event: Event) -> DiscordMessage:
+        """A form that can no longer open as a modal: a button that opens it again."""
+        form = reply.form
+        label = form.label if form is not None else reply.card.title
+        title = form.title if form is not None else "Open"
+        buttons = (
+            (Button(title, event.action, ButtonStyle.PRIMARY),)
+            if event.kind is EventKind.ACTION and event.action
+            else ()
+        )
+        card = Card(blocks=(label,), buttons=buttons)
+        return render(Outgoing(Delivery.PRIVATE, reply.to, card), ephemeral=True)
+
+    async def _answer(
+        self,
+        interaction: discord.Interaction,
+        responder: Responder,
+        event: Event,
+        mine: list[Outgoing],
+    ) -> None:
+        if not mine:
+            if event.kind is EventKind.COMMAND:
+                # Nothing private to say (the command posted in the channel): acknowledge
+                # with a deferred reply and remove it, so no empty message remains.
+                await responder.defer()
+                await interaction.delete_original_response()
+            else:
+                await responder.ack()
+            return
+        first, rest = mine[0], mine[1:]
+        if first.delivery is Delivery.MODAL and first.form is not None:
+            await responder.modal(render_modal(first.form))
+        elif first.delivery is Delivery.UPDATE:
+            await responder.update(render(first))
+        else:
+            message = render(first, ephemeral=True)
+            if message.files and not responder.files_in_first:
+                await responder.defer()
+                await interaction.edit_original_response(**message.kwargs(edit=True))
+            else:
+                await responder.message(message)
+        for reply in rest:
+            await self._follow_up(interaction, event, reply)
+
+    async def _answer_deferred(
+        self, interaction: discord.Interaction, event: Event, mine: list[Outgoing]
+    ) -> None:
+        """After a deferral: the first private reply replaces the 'thinking' message."""
+        edited = False
+        for reply in mine:
+            if reply.delivery is Delivery.UPDATE:
+                await self._deliver([reply])
+                continue
+            message = (
+                self._form_fallback(reply, event)
+                if reply.delivery is Delivery.MODAL
+                else render(reply, ephemeral=True)
+            )
+            if not edited:
+                await interaction.edit_original_response(**message.kwargs(edit=True))
+                edited = True
+            else:
+                await interaction.followup.send(**message.kwargs(), ephemeral=True)
+        if not edited:
+            await interaction.delete_original_response()
+
+    async def _follow_up(
+        self, interaction: discord.Interaction, event: Event, reply: Outgoing
+    ) -> None:
+        if reply.delivery is Delivery.UPDATE:
+            await self._deliver([reply])
+            return
+        message = (
+            self._form_fallback(reply, event)
+            if reply.delivery is Delivery.MODAL
+            else render(reply, ephemeral=True)
+        )
+        await interaction.followup.send(**message.kwargs(), ephemeral=True)
+
+    async def _is_own_post(self, client: discord.Client, channel_id: int, message_id: int) -> bool:
+        """Whether ``message_id`` in ``channel_id`` was posted by this bot (cached)."""
+        if message_id in self._own_posts:
+            self._own_posts.move_to_end(message_id)
+            return self._own_posts[message_id]
+        me = client.user
+        try:
+            starter = await client.get_partial_messageable(channel_id).fetch_message(message_id)
+            own = me is not None and starter.author.id == me.id
+        except discord.NotFound:
+            own = False
+        self._own_posts[message_id] = own
+        if len(self._own_posts) > OWN_POSTS_CACHE:
+            self._own_posts.popitem(last=False)
+        return own
+
+    async def on_message(self, client: discord.Client, message: discord.Message) -> None:
+        """A reply to one of the bot's posts, in the post's thread or as a reply, is an answer.
+
+        Without the message content intent Discord sends the text only when the
+        bot is mentioned; a message without text is ignored.
+        """
+        me = client.user
+        if me is None or message.author.bot or message.guild is None:
+            return
+        channel = message.channel
+        post: tuple[int, int] | None = None  # (post id, channel of the post)
+        if isinstance(channel, discord.Thread) and channel.parent_id is not None:
+            if await self._is_own_post(client, channel.parent_id, channel.id):
+                post = (channel.id, channel.parent_id)
+        elif message.reference is not None and message.reference.message_id is not None:
+            resolved = message.reference.resolved
+            if isinstance(resolved, discord.Message) and resolved.author.id == me.id:
+                post = (resolved.id, channel.id)
+        if post is None:
+            return
+        event = event_from_message(
+            message, bot_id=me.id, post_id=post[0], channel_id=post[1], admin_ids=self.admin_ids
+        )
+        if not event.text:
+            return
+        await self._deliver(await self._core(event))

@@ -1,0 +1,82 @@
+"""``studybot discord``: upload the slash commands, print the invite URL."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+
+from bot.cli.common import usage_of
+from bot.config import load_settings
+
+MISSING_EXTRA = ("discord", "nacl", "aiolimiter", "yarl")
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = sub.add_parser("discord", help="Discord: sync slash commands, invite URL")
+    actions = parser.add_subparsers(dest="discord_action", metavar="ACTION")
+    parser.set_defaults(handler=usage_of(parser))
+    sync = actions.add_parser(
+        "sync", help="upload the slash commands globally, or to one guild (instant)"
+    )
+    sync.add_argument("--guild", metavar="ID", help="sync to this guild only (for testing)")
+    sync.set_defaults(handler=sync_command)
+    invite = actions.add_parser("invite", help="print the URL that adds the bot to a server")
+    invite.set_defaults(handler=invite_command)
+
+
+def _fail(message: str) -> int:
+    print(f"studybot discord: {message}", file=sys.stderr)
+    return 2
+
+
+def sync_command(args: argparse.Namespace) -> int:
+    try:
+        from bot.adapters.discord.client import SyncTarget, sync_now
+    except ImportError as exc:
+        if exc.name not in MISSING_EXTRA:
+            raise
+        return _fail("Discord support is not installed: pip install 'studybot[discord]'")
+    import discord
+
+    from bot.core.bank import QuestionBank
+    from bot.core.errors import ContentError, StudybotError
+
+    guild = args.guild
+    if guild is not None and not guild.isdigit():
+        return _fail(f"--guild takes a guild id (a number), not {guild!r}")
+    try:
+        settings = load_settings()
+    except ValueError as exc:
+        return _fail(f"the configuration is invalid: {exc}")
+    try:
+        topics = QuestionBank.load().topics()
+        names = asyncio.run(sync_now(settings, topics, SyncTarget(int(guild) if guild else None)))
+    except ContentError as exc:
+        return _fail("the question packs have problems:\n  " + "\n  ".join(exc.problems))
+    except StudybotError as exc:
+        return _fail(str(exc))
+    except discord.LoginFailure:
+        return _fail("Discord refused DISCORD_BOT_TOKEN")
+    except discord.HTTPException as exc:
+        return _fail(f"Discord answered {exc.status}: {exc.text or exc}")
+    where = f"guild {guild}" if guild else "every guild (global commands take up to an hour)"
+    print(f"synced {len(names)} commands to {where}: {', '.join('/' + n for n in names)}")
+    return 0
+
+
+def invite_command(_args: argparse.Namespace) -> int:
+    try:
+        from bot.adapters.discord.client import invite_url
+    except ImportError as exc:
+        if exc.name not in MISSING_EXTRA:
+            raise
+        return _fail("Discord support is not installed: pip install 'studybot[discord]'")
+    try:
+        settings = load_settings()
+    except ValueError as exc:
+        return _fail(f"the configuration is invalid: {exc}")
+    if not settings.discord_application_id:
+        return _fail("set DISCORD_APPLICATION_ID (General Information in the Developer Portal)")
+    print(invite_url(settings.discord_application_id))
+    return 0
