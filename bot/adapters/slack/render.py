@@ -146,7 +146,7 @@ def card_blocks(card: Card, max_blocks: int = MESSAGE_BLOCKS) -> list[Block]:
         text = [*text[: max(room - 1, 0)], ContextBlock(elements=[PlainTextObject(text=CUT_NOTE)])]
     blocks = [*head, *text, *tail][:max_blocks]
     if not blocks:  # an empty card still needs one block (views need at least one)
-        blocks = [SectionBlock(text=MarkdownTextObject(text=escape(fallback_text(card))))]
+        blocks = [SectionBlock(text=MarkdownTextObject(text=fallback_text(card)))]
     for block in blocks:
         block.validate_json()
     return blocks
@@ -154,7 +154,7 @@ def card_blocks(card: Card, max_blocks: int = MESSAGE_BLOCKS) -> list[Block]:
 
 def fallback_text(card: Card) -> str:
     """The plain text Slack shows in notifications and where blocks cannot be shown."""
-    return shorten(card.as_text().strip(), FALLBACK_TEXT) or "studybot"
+    return shorten(escape(card.as_text().strip()), FALLBACK_TEXT) or "studybot"
 
 
 def message_payload(card: Card) -> dict[str, Any]:

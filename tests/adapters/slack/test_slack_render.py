@@ -46,8 +46,9 @@ FORM = Form(title="Your answer", label="Why does MIG isolate better?", action="d
 def golden(name: str, data: Any) -> None:
     path = GOLDEN / f"{name}.json"
     text = json.dumps(data, indent=2, ensure_ascii=False, sort_keys=True) + "\n"
-    if UPDATE or not path.exists():
+    if UPDATE:
         path.write_text(text)
+    assert path.exists(), f"no golden file {path.name}: run with UPDATE_GOLDEN=1 and review it"
     assert json.loads(path.read_text()) == json.loads(text), f"{path.name} differs"
 
 
@@ -85,9 +86,10 @@ def test_the_home_card_renders_as_a_home_view() -> None:
 
 
 def test_mentions_and_links_in_card_text_are_escaped() -> None:
-    text = render.message_payload(HOSTILE)["blocks"][0]["text"]["text"]
-    assert "<" not in text
-    assert "&lt;!channel&gt; &amp;" in text
+    payload = render.message_payload(HOSTILE)
+    for text in (payload["blocks"][0]["text"]["text"], payload["text"]):
+        assert "<" not in text
+        assert "&lt;!channel&gt; &amp;" in text
 
 
 def test_a_long_text_is_split_over_sections_at_line_breaks() -> None:
@@ -122,15 +124,18 @@ def test_buttons_with_the_same_action_get_distinct_action_ids() -> None:
     assert [e.value for e in elements] == ["x:1", "x:1"]
 
 
-texts = st.text(st.characters(codec="utf-8"), max_size=4000)
+# what matters to Slack: markup characters, line breaks, spaces, wide characters
+short_texts = st.text(st.sampled_from("ab1 <>&*_~`\n\t🙂éß"), max_size=120)
+# long texts are built by repetition: cheap to generate, yet past every Slack limit
+texts = st.one_of(short_texts, st.builds(lambda s, n: s * n, short_texts, st.integers(1, 60)))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(
     title=texts,
     blocks=st.lists(texts, max_size=12),
     fields=st.lists(st.tuples(texts, texts), max_size=15),
-    labels=st.lists(st.text(min_size=0, max_size=120), max_size=30),
+    labels=st.lists(short_texts, max_size=30),
     footer=st.one_of(st.none(), texts),
 )
 def test_any_card_renders_within_slacks_limits(
