@@ -36,13 +36,14 @@ def bank_of(kind: str) -> QuestionBank:
 
 
 def slack_settings(fake: FakeSlack, db_url: str, **more: object) -> Settings:
-    return Settings(
-        studybot_database_url=db_url,
-        slack_bot_token="xoxb-test",
-        slack_signing_secret=SECRET,
-        studybot_slack_api_url=fake.api_url,
-        **more,  # type: ignore[arg-type]
-    )
+    values: dict[str, object] = {
+        "studybot_database_url": db_url,
+        "slack_bot_token": "xoxb-test",
+        "slack_signing_secret": SECRET,
+        "studybot_slack_api_url": fake.api_url,
+        **more,
+    }
+    return Settings(**values)  # type: ignore[arg-type]
 
 
 AdapterFactory = Callable[..., SlackAdapter]

@@ -1,0 +1,100 @@
+"""Black box: ``studybot run`` as a process, configured only through the environment, against
+the fake Slack; a slash command gets its buttons and a click on one is answered."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import socket
+import sys
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import aiohttp
+import pytest
+
+from bot.core.commands import COMMANDS
+from tests.adapters.slack.fake_slack import FakeSlack
+from tests.adapters.slack.payloads import SECRET, click, signed_headers, slash
+
+ROOT = Path(__file__).resolve().parents[3]
+# /quiz once its capability has landed (issue 6); until then /daily, a question with buttons
+COMMAND = "quiz" if COMMANDS["quiz"].handler is not None else "daily"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@pytest.fixture
+async def studybot_run(fake_slack: FakeSlack, tmp_path: Path) -> AsyncIterator[str]:
+    port = free_port()
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(tmp_path),
+        "PYTHONPATH": str(ROOT),
+        "SLACK_BOT_TOKEN": "xoxb-test",
+        "SLACK_SIGNING_SECRET": SECRET,
+        "STUDYBOT_SLACK_API_URL": fake_slack.api_url,
+        "STUDYBOT_HTTP_PORT": str(port),
+        "STUDYBOT_DATABASE_URL": f"sqlite:///{tmp_path / 'studybot.db'}",
+        "STUDYBOT_LOG_LEVEL": "WARNING",
+    }
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot.cli", "run", env=env, cwd=tmp_path
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        await wait_until_healthy(url, process)
+        yield url
+    finally:
+        if process.returncode is None:
+            process.send_signal(signal.SIGTERM)
+            await asyncio.wait_for(process.wait(), 10)
+    assert process.returncode == 0
+
+
+async def wait_until_healthy(url: str, process: asyncio.subprocess.Process) -> None:
+    """Poll /healthz until it answers 200 (with a deadline), failing fast if the process dies."""
+    deadline = time.monotonic() + 20
+    async with aiohttp.ClientSession() as session:
+        while time.monotonic() < deadline:
+            assert process.returncode is None, "studybot run exited early"
+            try:
+                async with session.get(f"{url}/healthz") as response:
+                    if response.status == 200:
+                        return
+            except aiohttp.ClientConnectionError:
+                pass
+            await asyncio.sleep(0.05)
+    raise AssertionError("studybot run did not serve /healthz in time")
+
+
+async def post(url: str, body: str) -> int:
+    async with (
+        aiohttp.ClientSession() as session,
+        session.post(
+            f"{url}/slack/events", data=body.encode(), headers=signed_headers(body)
+        ) as response,
+    ):
+        return response.status
+
+
+async def test_studybot_run_serves_a_slash_command_with_buttons_and_answers_a_click(
+    studybot_run: str, fake_slack: FakeSlack
+) -> None:
+    assert await post(studybot_run, slash(f"/{COMMAND}")) == 200
+    posts = await fake_slack.wait_for(
+        ("chat.postMessage", "chat.postEphemeral"), where=lambda c: bool(c.buttons()), timeout=3
+    )
+    buttons = posts[0].buttons()
+    assert buttons
+
+    assert await post(studybot_run, click(buttons[0]["value"])) == 200
+    answered = await fake_slack.wait_for(("chat.postEphemeral", "views.open"), timeout=3)
+    assert answered[0].args.get("user", answered[0].args.get("trigger_id"))

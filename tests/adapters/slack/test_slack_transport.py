@@ -1,0 +1,123 @@
+"""Both ways Slack reaches the bot: HTTP at POST /slack/events on the one ASGI app (served by
+uvicorn on 127.0.0.1), and Socket Mode (a websocket from apps.connections.open)."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import time
+from collections.abc import AsyncIterator
+
+import aiohttp
+import pytest
+import uvicorn
+
+from bot.adapters.slack import SlackAdapter
+from bot.web import create_web_app
+from tests.adapters.slack.conftest import AdapterFactory
+from tests.adapters.slack.fake_slack import FakeSlack
+from tests.adapters.slack.payloads import CHANNEL, USER, click, signed_headers, slash
+
+
+@pytest.fixture
+async def served(slack: SlackAdapter) -> AsyncIterator[str]:
+    """The real ASGI app with the adapter's routes, served by uvicorn on a free port."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen()  # connections queue from here on, so there is no start-up to wait for
+    port = sock.getsockname()[1]
+    config = uvicorn.Config(
+        create_web_app(slack.app, slack.routes()), log_level="warning", lifespan="off"
+    )
+    server = uvicorn.Server(config)
+    task = asyncio.create_task(server.serve(sockets=[sock]))
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    await task
+    sock.close()
+
+
+async def post(url: str, body: str, headers: dict[str, str]) -> tuple[int, str, float]:
+    started = time.perf_counter()
+    async with (
+        aiohttp.ClientSession() as session,
+        session.post(url, data=body.encode(), headers=headers) as response,
+    ):
+        return response.status, await response.text(), time.perf_counter() - started
+
+
+async def test_a_signed_slash_command_over_http_is_acked_and_answered(
+    served: str, slack: SlackAdapter, fake_slack: FakeSlack
+) -> None:
+    body = slash("/daily")
+    status, text, seconds = await post(f"{served}/slack/events", body, signed_headers(body))
+    assert (status, text) == (200, "")
+    assert seconds < 3
+    post_call = (await fake_slack.wait_for("chat.postMessage"))[0]
+    assert post_call.args["channel"] == CHANNEL
+    await slack.settled()
+
+    button = post_call.buttons()[0]["value"]
+    body = click(button)
+    status, _, _ = await post(f"{served}/slack/events", body, signed_headers(body))
+    assert status == 200
+    grade = (await fake_slack.wait_for("chat.postEphemeral"))[0]
+    assert grade.args["user"] == USER
+
+
+async def test_forged_and_stale_requests_over_http_get_401(
+    served: str, fake_slack: FakeSlack
+) -> None:
+    body = slash("/daily")
+    forged = signed_headers(body, secret="wrong")
+    stale = signed_headers(body, timestamp=int(time.time()) - 600)
+    unsigned = {"content-type": "application/x-www-form-urlencoded"}
+    for headers in (forged, stale, unsigned):
+        status, _, _ = await post(f"{served}/slack/events", body, headers)
+        assert status == 401
+    assert fake_slack.calls == []
+
+
+async def test_health_and_metrics_are_served_beside_slack(served: str) -> None:
+    async with aiohttp.ClientSession() as session:
+        async with session.get(f"{served}/healthz") as response:
+            assert response.status == 200
+            assert (await response.json())["database"] is True
+        async with session.get(f"{served}/metrics") as response:
+            assert response.status == 200
+
+
+async def test_socket_mode_acks_the_envelope_and_answers(
+    make_adapter: AdapterFactory, fake_slack: FakeSlack
+) -> None:
+    slack = make_adapter(slack_app_token="xapp-1-test", slack_signing_secret="")
+    assert slack.routes() == []  # no HTTP endpoint in Socket Mode
+    await slack.start()
+    try:
+        opened = (await fake_slack.wait_for("apps.connections.open"))[0]
+        assert opened.headers["Authorization"] == "Bearer xapp-1-test"
+        payload = dict(
+            token="t",
+            team_id="T111",
+            channel_id=CHANNEL,
+            user_id=USER,
+            user_name="w",
+            command="/help",
+            text="",
+            trigger_id="1.2.3",
+            response_url="https://hooks.slack.com/commands/T111/1/x",
+        )
+        await fake_slack.send_envelope(
+            {
+                "envelope_id": "env-1",
+                "type": "slash_commands",
+                "accepts_response_payload": True,
+                "payload": payload,
+            }
+        )
+        ack = await fake_slack.wait_for_frame(lambda f: f.get("envelope_id") == "env-1")
+        assert ack == {"envelope_id": "env-1"}
+        reply = (await fake_slack.wait_for("chat.postEphemeral"))[0]
+        assert "/daily" in reply.args["text"]
+    finally:
+        await slack.stop()
