@@ -90,6 +90,9 @@ def grade(question: Question, answer: str) -> Grade:
     if not isinstance(answer, str) or not answer.strip():
         raise UserError("The answer is empty: type what you think the answer is.")
     text = _clean(answer)
+    if not text.strip():
+        head = "I couldn't read an answer in that: type it as plain text."
+        return Grade(0.0, Verdict.INCORRECT, _feedback(head, question, explain=False))
     if question.kind in ("choice", "multi"):
         return _grade_choice(question, text)
     if question.kind == "numeric":
