@@ -47,6 +47,24 @@ def verify_key(public_key: str) -> VerifyKey:
         ) from exc
 
 
+def parse_interaction(client: discord.Client, payload: dict[str, Any]) -> discord.Interaction:
+    """A verified HTTP payload as a discord.py ``Interaction`` of the logged-in ``client``.
+
+    discord.py parses it with the client's state, as it does INTERACTION_CREATE, so
+    follow-ups use its own webhook routes. The raw channel id is kept in ``extras`` for
+    payloads without a ``channel`` object. Raises KeyError/ValueError/TypeError.
+    """
+    payload.setdefault("version", 1)
+    payload.setdefault("attachment_size_limit", DEFAULT_ATTACHMENT_LIMIT)
+    interaction: discord.Interaction = discord.Interaction(
+        data=payload,  # type: ignore[arg-type]
+        state=client._connection,
+    )
+    if payload.get("channel_id"):
+        interaction.extras["channel_id"] = str(payload["channel_id"])
+    return interaction
+
+
 class HttpInteractions:
     """The endpoint; interactions run on the client's handler as background tasks."""
 
@@ -90,15 +108,8 @@ class HttpInteractions:
         return await self._interaction(payload)
 
     async def _interaction(self, payload: dict[str, Any]) -> Response:
-        payload.setdefault("version", 1)
-        payload.setdefault("attachment_size_limit", DEFAULT_ATTACHMENT_LIMIT)
         try:
-            # discord.py parses the payload with the logged-in client's state, as it does
-            # for INTERACTION_CREATE, so follow-ups use its own webhook routes.
-            interaction: discord.Interaction = discord.Interaction(
-                data=payload,  # type: ignore[arg-type]
-                state=self.client._connection,
-            )
+            interaction = parse_interaction(self.client, payload)
         except (KeyError, ValueError, TypeError):
             log.warning("an interaction payload discord.py could not read", exc_info=True)
             return JSONResponse({"error": "malformed interaction"}, status_code=400)

@@ -24,6 +24,7 @@ EMBED_FIELDS = 25
 FIELD_NAME = 256
 FIELD_VALUE = 1024
 FOOTER = 2048
+EMBED_TOTAL = 6000
 CONTENT = 2000
 BUTTON_LABEL = 80
 ROWS = 5
@@ -104,9 +105,21 @@ def card_embed(card: Card) -> discord.Embed:
         embed.set_image(url=card.image_url)
     if card.footer:
         embed.set_footer(text=clip(card.footer, FOOTER))
-    overflow = len(embed) - 6000
+    return _within_total(embed)
+
+
+def _within_total(embed: discord.Embed) -> discord.Embed:
+    """Trim the description, then drop fields from the end, then the footer, to 6,000."""
+    overflow = len(embed) - EMBED_TOTAL
     if overflow > 0 and embed.description:
-        embed.description = clip(embed.description, max(len(embed.description) - overflow, 1))
+        keep = len(embed.description) - overflow
+        embed.description = clip(embed.description, keep) if keep > 0 else None
+    while len(embed) > EMBED_TOTAL and embed.fields:
+        embed.remove_field(len(embed.fields) - 1)
+    overflow = len(embed) - EMBED_TOTAL
+    if overflow > 0 and embed.footer.text:
+        keep = len(embed.footer.text) - overflow
+        embed.set_footer(text=clip(embed.footer.text, keep)) if keep > 0 else embed.remove_footer()
     return embed
 
 

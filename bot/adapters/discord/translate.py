@@ -50,7 +50,7 @@ def event_from_interaction(interaction: discord.Interaction, admin_ids: frozense
     base: dict[str, Any] = {
         "platform": PLATFORM,
         "workspace": workspace_of(interaction.guild_id, user.id),
-        "channel": str(interaction.channel_id or user.id),
+        "channel": str(interaction.channel_id or interaction.extras.get("channel_id") or user.id),
         "user": str(user.id),
         "user_name": user.display_name,
         "is_admin": is_admin(interaction.permissions, user.id, admin_ids),
