@@ -267,7 +267,7 @@ def test_reference_questions_are_graded_against_the_model_answer() -> None:
     good = grade(Q["gl-ref-whole-gpus"], Q["gl-ref-whole-gpus"].model_answer or "")
     assert good.verdict is Verdict.CORRECT
     bad = grade(Q["gl-ref-whole-gpus"], "Because whole GPUs are cheaper.")
-    assert bad.verdict is Verdict.INCORRECT
+    assert bad.verdict is not Verdict.CORRECT
     assert isinstance(bad, Grade)
 
 
