@@ -20,8 +20,12 @@ waits as long as Slack asked.
 from __future__ import annotations
 
 import logging
+from collections import OrderedDict
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
 from typing import Any
 
+from aiolimiter import AsyncLimiter
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 from slack_sdk.webhook.async_client import AsyncWebhookClient
@@ -36,6 +40,9 @@ DEFAULT_RETRY_AFTER = 30.0
 # chat.postEphemeral fails like this where the bot is not a member; response_url still works.
 NOT_IN_CHANNEL = frozenset({"channel_not_found", "not_in_channel", "user_not_in_channel"})
 NO_FORM_NOTE = "Type /answer followed by your answer."
+CHANNEL_BURST = 3  # messages at once in one channel, then one a second
+WORKSPACE_PER_SECOND = 20.0
+MAX_PACED_CHANNELS = 10_000
 
 
 def retry_after(exc: SlackApiError) -> float | None:
@@ -177,11 +184,43 @@ class SlackSender:
 
 
 class SlackNotifier:
-    """The outbox's way to Slack. Raises RetryLater on HTTP 429 instead of waiting in place,
-    so per-channel pacing and backoff stay with the delivery layer."""
+    """The outbox's way to Slack.
 
-    def __init__(self, sender: SlackSender) -> None:
+    Fan-out is paced on our side: each channel gets short bursts and then about one
+    message a second (Slack's guidance for ``chat.postMessage``), and one limiter
+    caps the whole workspace. An HTTP 429 is not waited out here: it is raised as
+    RetryLater, so the outbox retries after Slack's ``Retry-After``.
+    """
+
+    def __init__(
+        self,
+        sender: SlackSender,
+        *,
+        channel_burst: int = CHANNEL_BURST,
+        workspace_per_second: float = WORKSPACE_PER_SECOND,
+        limiter: Callable[[float, float], AbstractAsyncContextManager[object]] = AsyncLimiter,
+    ) -> None:
         self.sender = sender
+        self.channel_burst = channel_burst
+        self.workspace_per_second = workspace_per_second
+        self.limiter = limiter
+        self._workspace: AbstractAsyncContextManager[object] | None = None
+        self._channels: OrderedDict[str, AbstractAsyncContextManager[object]] = OrderedDict()
+
+    def _pace(self, channel: str) -> tuple[AbstractAsyncContextManager[object], ...]:
+        # built on first use, inside the running event loop
+        if self._workspace is None:
+            self._workspace = self.limiter(self.workspace_per_second, 1.0)
+        pace = self._channels.get(channel)
+        if pace is None:
+            pace = self._channels[channel] = self.limiter(self.channel_burst, self.channel_burst)
+            if len(self._channels) > MAX_PACED_CHANNELS:
+                self._channels.popitem(last=False)
+        self._channels.move_to_end(channel)
+        return self._workspace, pace
 
     async def send(self, message: Outgoing) -> str | None:
-        return await self.sender.send(message)
+        where = message.to if message.delivery in (Delivery.CHANNEL, Delivery.UPDATE) else None
+        workspace, channel = self._pace(where or message.channel or message.to)
+        async with workspace, channel:
+            return await self.sender.send(message)

@@ -4,6 +4,7 @@ users' zones and admin rights are looked up."""
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import ClassVar
 
 import pytest
 from slack_sdk.web.async_client import AsyncWebClient
@@ -191,3 +192,32 @@ async def test_when_users_info_fails_the_user_is_still_served_from_the_admin_lis
     directory = UserDirectory(client, frozenset({"W4"}))
     user = await directory.lookup("T111", "W4", "dora")
     assert (user.id, user.name, user.tz, user.is_admin) == ("W4", "dora", None, True)
+
+
+class RecordingLimiter:
+    """Stands in for aiolimiter.AsyncLimiter: records which limiter each send went through."""
+
+    made: ClassVar[list[RecordingLimiter]] = []
+
+    def __init__(self, rate: float, period: float) -> None:
+        self.rate, self.period, self.entered = rate, period, 0
+        RecordingLimiter.made.append(self)
+
+    async def __aenter__(self) -> None:
+        self.entered += 1
+
+    async def __aexit__(self, *_exc: object) -> None:
+        return None
+
+
+async def test_fan_out_is_paced_per_channel_and_for_the_workspace(fake_slack: FakeSlack) -> None:
+    RecordingLimiter.made = []
+    client = AsyncWebClient(token="xoxb-test", base_url=fake_slack.api_url)
+    notifier = SlackNotifier(SlackSender(client), limiter=RecordingLimiter)
+    for channel in ("C1", "C1", "C2"):
+        await notifier.send(Outgoing(Delivery.CHANNEL, channel, CARD))
+    await notifier.send(Outgoing(Delivery.DM, "W9", CARD))
+    workspace, c1, c2, dm = RecordingLimiter.made
+    assert (workspace.rate, workspace.period, workspace.entered) == (20.0, 1.0, 4)
+    assert (c1.rate, c1.period, c1.entered) == (3, 3, 2)  # bursts of 3, then one a second
+    assert (c2.entered, dm.entered) == (1, 1)
