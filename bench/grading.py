@@ -32,9 +32,21 @@ def clear_answer_caches() -> None:
     """Forget normalised answers, so repeated answers cost what new ones would."""
     normalize.cache_clear()
     prepare.cache_clear()
+    reference = sys.modules.get("bot.core.grading.reference")
+    embed = getattr(getattr(reference, "_model", None), "embed", None)
+    if hasattr(embed, "cache_clear"):
+        embed.cache_clear()  # the semantic grader's embeddings of answers
 
 
 DATA = ROOT / "tests" / "data" / "grading"
+
+
+def semantic_backend() -> str:
+    """Which grader handles open questions without a rubric."""
+    if reference_grader() is None:
+        return "word-overlap fallback"
+    backend = getattr(sys.modules.get("bot.core.grading.reference"), "reference_backend", None)
+    return f"reference ({backend()})" if callable(backend) else "reference"
 
 
 def kind_of(question: Question) -> str:
@@ -103,7 +115,7 @@ def main() -> int:
 
     result = {
         "grader_version": GRADER_VERSION,
-        "semantic_grader": "reference" if reference_grader() else "word-overlap fallback",
+        "semantic_grader": semantic_backend(),
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version()},
         "latency_ms": {
             kind: {
