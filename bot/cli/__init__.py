@@ -12,7 +12,7 @@ import sys
 from collections.abc import Sequence
 
 from bot import __version__
-from bot.cli import console, content, db, discord, grade, run, slack
+from bot.cli import console, content, db, discord, grade, regrade, run, slack
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -22,7 +22,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"studybot {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in (console, run, db, content, grade, discord, slack):
+    for module in (console, run, db, content, grade, regrade, discord, slack):
         module.register(sub)
     return parser
 
