@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
+from bot.charts import default_chart_renderer
 from bot.config import Settings, load_settings
 from bot.core.app import StudyBot
 from bot.core.bank import QuestionBank
@@ -18,8 +19,10 @@ from bot.core.context import Services
 from bot.core.due import DueJob
 from bot.core.errors import ConfigError
 from bot.core.events import Event
+from bot.core.leaderboard import WeeklyRecapJob
 from bot.core.messages import Outgoing
 from bot.core.ports import UnitOfWork
+from bot.core.quiz import LiveQuizJob
 from bot.db import migrate
 from bot.db.engine import make_engine, make_session_factory
 from bot.db.questions import sync_questions
@@ -61,7 +64,7 @@ class App:
 
 def default_jobs() -> list[DueJob]:
     """The due jobs every deployment runs."""
-    return []
+    return [LiveQuizJob(), WeeklyRecapJob()]
 
 
 def bootstrap(
@@ -89,7 +92,7 @@ def bootstrap(
     session_factory = make_session_factory(engine)
     with session_factory() as session, session.begin():
         sync_questions(session, bank, clock.now())
-    services = Services(clock=clock, bank=bank)
+    services = Services(clock=clock, bank=bank, charts=default_chart_renderer())
     uow_factory: Callable[[], UnitOfWork] = lambda: SqlUnitOfWork(session_factory, clock)  # noqa: E731
     notifiers = notifiers if notifiers is not None else {}
     deliverer = OutboxDeliverer(session_factory, clock, notifiers)

@@ -32,6 +32,7 @@ class Settings(BaseSettings):
     studybot_discord_api_url: str = "https://discord.com/api/v10"
     studybot_admins: str = ""  # comma-separated platform user ids with admin rights
     studybot_grace_minutes: int = Field(default=60, ge=0)
+    studybot_charts_dir: str = "charts"  # where the console writes chart PNGs
 
     slack_bot_token: SecretStr | None = None
     slack_signing_secret: SecretStr | None = None

@@ -13,11 +13,11 @@ from collections.abc import Callable
 
 from bot.core.commands import ACTIONS, handler_for
 from bot.core.context import Context, Services
-from bot.core.daily import answer_daily
 from bot.core.errors import UserError
 from bot.core.events import Event, EventKind
 from bot.core.messages import Outgoing, say
 from bot.core.ports import UnitOfWork
+from bot.core.quiz import answer_open_question
 
 log = logging.getLogger(__name__)
 MAX_INPUT_CHARS = 8000
@@ -68,4 +68,4 @@ class StudyBot:
             if action is None:
                 raise UserError("That button is no longer valid.")
             return action(ctx, parts, event.text)
-        return answer_daily(ctx, event.text)
+        return answer_open_question(ctx, event.text)

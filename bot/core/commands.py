@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from bot.core import daily, home
+from bot.core import daily, home, leaderboard, quiz, stats, teams
 from bot.core.context import Context
 from bot.core.errors import NotAvailableYet, UserError
 from bot.core.messages import Card, Delivery, Outgoing, say
@@ -40,7 +40,7 @@ def _daily(ctx: Context, args: str) -> list[Outgoing]:
 
 
 def _answer(ctx: Context, args: str) -> list[Outgoing]:
-    return daily.answer_daily(ctx, args)
+    return quiz.answer_open_question(ctx, args)
 
 
 def _tz(ctx: Context, args: str) -> list[Outgoing]:
@@ -91,10 +91,34 @@ _SPECS = [
         "answer the open question: your quiz's, else today's daily",
         _answer,
     ),
-    CommandSpec("quiz", "/quiz [TOPIC] [N]", "start a personal quiz of N questions (default 5)"),
+    CommandSpec(
+        "quiz",
+        "/quiz [TOPIC] [N] [DIFFICULTY] | live [TOPIC] [N] | resume | abandon",
+        "a personal quiz of N questions (default 5), or a live round in the channel",
+        quiz.quiz_command,
+    ),
+    CommandSpec(
+        "review", "/review [TOPIC] [N]", "review the questions that are due", quiz.review_command
+    ),
     CommandSpec("streak", "/streak", "your current and longest streak, and freezes held"),
-    CommandSpec("leaderboard", "/leaderboard [week|month|all] [team NAME]", "the leaderboard"),
-    CommandSpec("team", "/team join NAME | leave NAME", "join or leave a study group"),
+    CommandSpec(
+        "leaderboard",
+        "/leaderboard [week|month|all] [team NAME | teams]",
+        "the leaderboard: people, one team, or teams",
+        leaderboard.leaderboard_command,
+    ),
+    CommandSpec(
+        "team",
+        "/team create|join|leave NAME | list",
+        "study groups: create, join, leave, list",
+        teams.team_command,
+    ),
+    CommandSpec(
+        "stats",
+        "/stats [@USER]",
+        "accuracy by topic, weakest topics, streak, reviews due",
+        stats.stats_command,
+    ),
     CommandSpec("mock", "/mock schedule WHEN | list | cancel ID", "mock interviews"),
     CommandSpec("tz", "/tz ZONE", "set your time zone (IANA name, e.g. Europe/Berlin)", _tz),
     CommandSpec("studybot", "/studybot schedule ...", "channel settings (admins)", admin=True),
@@ -121,5 +145,7 @@ def handler_for(name: str) -> Handler:
 
 ACTIONS: dict[str, Callable[[Context, list[str], str], list[Outgoing]]] = {
     "daily": daily.daily_action,
+    "quiz": quiz.quiz_action,
+    "live": quiz.live_action,
     "home": home.home_action,
 }

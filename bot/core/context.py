@@ -10,7 +10,7 @@ from bot.core.bank import QuestionBank
 from bot.core.clock import Clock
 from bot.core.events import Event
 from bot.core.model import Channel, User, Workspace
-from bot.core.ports import UnitOfWork
+from bot.core.ports import ChartRenderer, UnitOfWork
 from bot.core.timezones import zone
 
 
@@ -20,6 +20,7 @@ class Services:
 
     clock: Clock
     bank: QuestionBank
+    charts: ChartRenderer | None = None  # PNG charts; None when matplotlib is not installed
 
 
 @dataclass(slots=True)

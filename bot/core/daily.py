@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 from datetime import date, datetime, timedelta
 
+from bot.core import leaderboard
 from bot.core.content import Question
 from bot.core.context import Context
 from bot.core.errors import UserError
@@ -170,6 +171,7 @@ def answer_daily(ctx: Context, answer: str, prompt: DailyPrompt | None = None) -
             points=points_for(question, result) if scored else 0,
         )
     )
+    leaderboard.add_points(ctx.uow, ctx.workspace, attempt)
     if attempt.scored:
         note = f"+{attempt.points} points." if attempt.points else ""
     elif revealed:

@@ -9,10 +9,17 @@ from __future__ import annotations
 
 from datetime import date, datetime
 from types import TracebackType
-from typing import Protocol, Self
+from typing import TYPE_CHECKING, Protocol, Self
 
 from bot.core.messages import Outgoing
 from bot.core.model import Attempt, Channel, DailyPrompt, User, Workspace
+
+if TYPE_CHECKING:
+    from bot.core.leaderboard import LeaderboardRepository
+    from bot.core.quiz import QuizRepository
+    from bot.core.srs import ReviewRepository
+    from bot.core.stats import StatsRepository
+    from bot.core.teams import TeamRepository
 
 
 class WorkspaceRepository(Protocol):
@@ -83,6 +90,22 @@ class Outbox(Protocol):
         ...
 
 
+class ChartRenderer(Protocol):
+    """Draws charts as PNG bytes (``bot.charts`` with matplotlib; absent without it)."""
+
+    def bar_chart(
+        self, title: str, labels: list[str], values: list[float], highlight: int | None = None
+    ) -> bytes:
+        """Horizontal bars, largest first as given; ``highlight`` marks one bar (the caller)."""
+        ...
+
+    def calendar_heatmap(
+        self, title: str, counts: dict[date, int], start: date, end: date
+    ) -> bytes:
+        """A GitHub-style calendar of ``start``..``end`` (weeks as columns), shaded by count."""
+        ...
+
+
 class UnitOfWork(Protocol):
     """One transaction: repositories share it; leaving without commit rolls back."""
 
@@ -103,6 +126,21 @@ class UnitOfWork(Protocol):
 
     @property
     def outbox(self) -> Outbox: ...
+
+    @property
+    def quizzes(self) -> QuizRepository: ...
+
+    @property
+    def reviews(self) -> ReviewRepository: ...
+
+    @property
+    def teams(self) -> TeamRepository: ...
+
+    @property
+    def leaderboard(self) -> LeaderboardRepository: ...
+
+    @property
+    def stats(self) -> StatsRepository: ...
 
     def __enter__(self) -> Self: ...
 

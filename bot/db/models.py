@@ -293,6 +293,9 @@ class QuizSessionRow(Base):
     data: Mapped[dict[str, Any]] = mapped_column(default=dict)
     started_at: Mapped[datetime]
     updated_at: Mapped[datetime]
+    # "user:<id>" for an open personal quiz, "live:<channel id>" for an open live round,
+    # NULL once over: the unique constraint allows one of each at a time.
+    open_key: Mapped[str | None] = mapped_column(String(64), unique=True)
 
 
 class MockInterviewRow(Base):
@@ -363,3 +366,40 @@ class OutboxRow(Base):
     message_ref: Mapped[str | None] = mapped_column(String(64))
     last_error: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[datetime]
+
+
+class PointsBucketRow(Base):
+    """Leaderboard aggregate: a user's points and scored answers in one period
+    (``w:2026-W49``, ``m:2026-12`` in the workspace's zone, or ``all``), kept up to date in
+    the transaction that records the scored attempt."""
+
+    __tablename__ = "points_bucket"
+    __table_args__ = (
+        Index(
+            "ix_points_bucket_workspace_id_period_points",
+            "workspace_id",
+            "period",
+            "points",
+            "user_id",
+        ),
+    )
+
+    user_id: Mapped[int] = mapped_column(
+        ForeignKey("user.id", ondelete="CASCADE"), primary_key=True
+    )
+    period: Mapped[str] = mapped_column(String(16), primary_key=True)
+    workspace_id: Mapped[int] = mapped_column(ForeignKey("workspace.id", ondelete="CASCADE"))
+    points: Mapped[int] = mapped_column(Integer, default=0)
+    answers: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class WeeklyRecapRow(Base):
+    """When a workspace's next weekly leaderboard recap is due (Monday 00:00 in its zone)."""
+
+    __tablename__ = "weekly_recap"
+
+    workspace_id: Mapped[int] = mapped_column(
+        ForeignKey("workspace.id", ondelete="CASCADE"), primary_key=True
+    )
+    next_at: Mapped[datetime] = mapped_column(index=True)
+    last_done_at: Mapped[datetime | None]

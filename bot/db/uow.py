@@ -8,6 +8,8 @@ from typing import Self
 from sqlalchemy.orm import Session, sessionmaker
 
 from bot.core.clock import Clock
+from bot.db.leaderboard import SqlLeaderboard
+from bot.db.quiz import SqlQuizzes, SqlReviews
 from bot.db.repositories import (
     SqlAttempts,
     SqlChannels,
@@ -16,6 +18,8 @@ from bot.db.repositories import (
     SqlUsers,
     SqlWorkspaces,
 )
+from bot.db.stats import SqlStats
+from bot.db.teams import SqlTeams
 
 
 class SqlUnitOfWork:
@@ -33,6 +37,11 @@ class SqlUnitOfWork:
         self.prompts = SqlPrompts(self.session, self._clock)
         self.attempts = SqlAttempts(self.session, self._clock)
         self.outbox = SqlOutbox(self.session, self._clock)
+        self.quizzes = SqlQuizzes(self.session, self._clock)
+        self.reviews = SqlReviews(self.session, self._clock)
+        self.teams = SqlTeams(self.session, self._clock)
+        self.leaderboard = SqlLeaderboard(self.session, self._clock)
+        self.stats = SqlStats(self.session, self._clock)
         return self
 
     def __exit__(

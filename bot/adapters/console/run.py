@@ -5,13 +5,14 @@ from __future__ import annotations
 import asyncio
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import BinaryIO, TextIO
 
 from rich.console import Console
 from rich.panel import Panel
 from rich.text import Text
 
-from bot.adapters.console.render import as_json, as_text
+from bot.adapters.console.render import as_json, as_text, save_attachments
 from bot.adapters.console.session import ConsoleSession
 from bot.bootstrap import App
 from bot.core.messages import Delivery, Outgoing
@@ -26,11 +27,16 @@ STYLE = {
 
 
 def make_printer(
-    json_lines: bool, out: TextIO, rich_console: Console | None, channel: Callable[[], str]
+    json_lines: bool,
+    out: TextIO,
+    rich_console: Console | None,
+    channel: Callable[[], str],
+    charts_dir: Path | None = None,
 ) -> Callable[[Outgoing], None]:
     def emit(message: Outgoing) -> None:
+        paths = save_attachments(message, charts_dir) if charts_dir is not None else []
         if json_lines:
-            out.write(as_json(message, channel()) + "\n")
+            out.write(as_json(message, channel(), paths) + "\n")
         elif rich_console is not None:
             title = {
                 Delivery.CHANNEL: f"#{message.to}",
@@ -39,16 +45,17 @@ def make_printer(
                 Delivery.UPDATE: f"#{message.to} (updated)",
                 Delivery.MODAL: f"form for {message.to}",
             }[message.delivery]
+            body = message.text + "".join(f"\nfile: {p}" for p in paths)
             rich_console.print(
                 Panel(
-                    Text(message.text),
+                    Text(body),
                     title=title,
                     title_align="left",
                     border_style=STYLE[message.delivery],
                 )
             )
         else:
-            out.write(as_text(message) + "\n")
+            out.write(as_text(message, paths) + "\n")
         out.flush()
 
     return emit
@@ -104,7 +111,8 @@ def run_console(
         interactive = sys.stdin.isatty() and stdout.isatty() and not json_lines
     rich_console = Console(file=stdout) if interactive else None
     holder: list[ConsoleSession] = []
-    emit = make_printer(json_lines, stdout, rich_console, lambda: holder[0].channel)
+    charts_dir = Path(app.settings.studybot_charts_dir)
+    emit = make_printer(json_lines, stdout, rich_console, lambda: holder[0].channel, charts_dir)
     session = ConsoleSession(app, user=user, channel=channel, tz=tz, emit=emit)
     holder.append(session)
     if rich_console is not None:

@@ -1,0 +1,118 @@
+"""Spaced repetition with FSRS: one review card per (user, question).
+
+A grade becomes an FSRS rating (incorrect → Again, partial → Hard, correct →
+Good, correct and quick on a card seen before → Easy). Intervals of a day or
+more fall due at the start of the due day in the user's own zone, so "due
+today" means the user's today.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime, time, timedelta, tzinfo
+from typing import Any, Protocol
+
+from fsrs import Card as FsrsCard
+from fsrs import Rating, Scheduler
+
+from bot.core.model import User, Workspace
+
+# Answers faster than this (seconds since the question was shown) count as "quick".
+QUICK_SECONDS = {"choice": 15, "multi": 25, "numeric": 20, "short": 20, "open": 90}
+_SCHEDULER = Scheduler(enable_fuzzing=False)
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewCard:
+    """What the bot remembers about one user and one question."""
+
+    user_id: int
+    workspace_id: int
+    question_id: str
+    state: dict[str, Any]
+    due_at: datetime
+    last_review_at: datetime | None
+    reps: int
+
+
+class ReviewRepository(Protocol):
+    def get(self, user: User, question_id: str) -> ReviewCard | None: ...
+
+    def save(self, card: ReviewCard) -> None:
+        """Insert or replace the card of (user, question)."""
+        ...
+
+    def for_user(self, workspace: Workspace, user: User) -> list[ReviewCard]:
+        """Every card of ``user``, earliest due first."""
+        ...
+
+    def count_due(self, workspace: Workspace, user: User, now: datetime) -> int: ...
+
+
+def rating_for(verdict: str, *, quick: bool, seen_before: bool) -> Rating:
+    """The FSRS rating of a graded answer."""
+    if verdict == "incorrect":
+        return Rating.Again
+    if verdict == "partial":
+        return Rating.Hard
+    return Rating.Easy if quick and seen_before else Rating.Good
+
+
+def is_quick(kind: str, seconds: float | None) -> bool:
+    return seconds is not None and 0 <= seconds <= QUICK_SECONDS.get(kind, 20)
+
+
+def _snap_to_local_day(due: datetime, now: datetime, zone: tzinfo) -> datetime:
+    """Intervals of a day or more fall due at 00:00 of the due date in ``zone``."""
+    if due - now < timedelta(days=1):
+        return due
+    local_day = due.astimezone(zone).date()
+    return datetime.combine(local_day, time(0), tzinfo=zone).astimezone(UTC)
+
+
+def review(
+    card: ReviewCard | None,
+    *,
+    user: User,
+    question_id: str,
+    rating: Rating,
+    now: datetime,
+    zone: tzinfo,
+) -> ReviewCard:
+    """The card after one review at ``now`` with ``rating``; a new card when ``card`` is None."""
+    fsrs_card = (
+        FsrsCard(card_id=1, due=now)
+        if card is None
+        else FsrsCard.from_dict(card.state)  # type: ignore[arg-type]
+    )
+    fsrs_card, _log = _SCHEDULER.review_card(fsrs_card, rating, now)
+    due = _snap_to_local_day(fsrs_card.due, now, zone)
+    state: dict[str, Any] = dict(fsrs_card.to_dict())
+    state["lapses"] = int((card.state.get("lapses", 0) if card else 0) + (rating == Rating.Again))
+    state["last_rating"] = int(rating)
+    return ReviewCard(
+        user_id=user.id,
+        workspace_id=user.workspace_id,
+        question_id=question_id,
+        state=state,
+        due_at=due,
+        last_review_at=now,
+        reps=(card.reps if card else 0) + 1,
+    )
+
+
+def is_due(card: ReviewCard, now: datetime) -> bool:
+    return card.due_at <= now
+
+
+def describe_due(due: datetime, now: datetime, zone: tzinfo) -> str:
+    """When a card is due, in words and in the user's zone."""
+    if due <= now:
+        return "now"
+    local = due.astimezone(zone)
+    today = now.astimezone(zone).date()
+    if local.date() == today:
+        return f"today at {local:%H:%M}"
+    if local.date() == today + timedelta(days=1):
+        return "tomorrow" if local.time() == time(0) else f"tomorrow at {local:%H:%M}"
+    return f"{local:%a %d %b}"

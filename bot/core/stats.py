@@ -1,0 +1,149 @@
+"""``/stats [@user]``: accuracy by topic, weakest topics, streak, reviews due, and a
+calendar heatmap of the days with answers."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from datetime import date, datetime, timedelta, tzinfo
+from typing import Protocol
+
+from bot.core import srs
+from bot.core.context import Context
+from bot.core.errors import NotFound, UserError
+from bot.core.messages import Attachment, Card, Delivery, Field, Outgoing
+from bot.core.model import User, Workspace
+from bot.core.quiz import topic_scores
+from bot.core.timezones import zone
+
+CALENDAR_WEEKS = 26
+WEAKEST = 3
+MIN_ANSWERS_FOR_WEAK = 2
+_SAFE = re.compile(r"[^A-Za-z0-9_-]")
+_MENTION = re.compile(r"^<@!?([A-Za-z0-9._-]+)(?:\|[^>]*)?>$")
+
+
+class StatsRepository(Protocol):
+    def answers_by_question(
+        self, workspace: Workspace, user: User
+    ) -> list[tuple[str, int, float, int]]:
+        """Per question the user answered: (question id, answers, sum of scores, correct)."""
+        ...
+
+    def answer_times(self, workspace: Workspace, user: User, since: datetime) -> list[datetime]:
+        """When the user answered anything, from ``since`` on."""
+        ...
+
+    def find_user(self, workspace: Workspace, handle: str) -> User | None:
+        """The user whose platform id or name is ``handle`` (any case)."""
+        ...
+
+    def streak(self, workspace: Workspace, user: User) -> tuple[int, int, date | None] | None:
+        """The user's (current, longest, last active local date), if any."""
+        ...
+
+
+def target_user(ctx: Context, args: str) -> User:
+    """The acting user, or the one named by ``@name``, ``name`` or a platform mention."""
+    text = args.strip()
+    if not text:
+        return ctx.user
+    if len(text.split()) > 1:
+        raise UserError("Usage: /stats [@user]")
+    mention = _MENTION.match(text)
+    handle = mention.group(1) if mention else text.lstrip("@")
+    if not handle or len(handle) > 64:
+        raise UserError("Usage: /stats [@user]")
+    user = ctx.uow.stats.find_user(ctx.workspace, handle)
+    if user is None:
+        raise NotFound(f"I don't know anyone called {handle!r} here yet.")
+    return user
+
+
+def current_streak(ctx: Context, user: User) -> tuple[int, int]:
+    """(current, longest): the current streak is broken once a whole local day was missed."""
+    row = ctx.uow.stats.streak(ctx.workspace, user)
+    if row is None:
+        return 0, 0
+    current, longest, last_day = row
+    today = ctx.now.astimezone(srs_zone(ctx, user)).date()
+    if last_day is None or last_day < today - timedelta(days=1):
+        current = 0
+    return current, max(longest, current)
+
+
+def srs_zone(ctx: Context, user: User) -> tzinfo:
+    return zone(user.timezone or ctx.workspace.timezone)
+
+
+def activity(
+    ctx: Context, user: User, weeks: int = CALENDAR_WEEKS
+) -> tuple[dict[date, int], date, date]:
+    """Answers per local day over the last ``weeks`` weeks (ending today), in the user's zone."""
+    tz = srs_zone(ctx, user)
+    end = ctx.now.astimezone(tz).date()
+    start = end - timedelta(days=7 * weeks - 1)
+    since = ctx.now - timedelta(days=7 * weeks + 1)
+    counts = Counter(
+        t.astimezone(tz).date() for t in ctx.uow.stats.answer_times(ctx.workspace, user, since)
+    )
+    return {d: c for d, c in counts.items() if start <= d <= end}, start, end
+
+
+def stats_command(ctx: Context, args: str) -> list[Outgoing]:
+    """``/stats [@user]``: a private card, and the streak calendar as a PNG."""
+    user = target_user(ctx, args)
+    scores = topic_scores(ctx, user)
+    who = "Your" if user.id == ctx.user.id else f"{user.display}'s"
+    fields: list[Field] = []
+    blocks: list[str] = []
+    if not scores:
+        blocks.append(
+            "No answers yet: /daily for today's question, /quiz for a personal quiz."
+            if user.id == ctx.user.id
+            else f"{user.display} has not answered anything yet."
+        )
+    else:
+        answers = sum(s[1] for s in scores.values())
+        correct = sum(s[2] for s in scores.values())
+        fields.append(Field("Answers", f"{answers} · {correct} correct"))
+        lines = [
+            f"{topic}: {round(mean * 100)}% over {n} answer{'s' * (n != 1)}"
+            for topic, (mean, n, _c) in sorted(scores.items(), key=lambda kv: -kv[1][0])
+        ]
+        blocks.append("Accuracy by topic:\n" + "\n".join(lines))
+        weak = sorted(
+            ((t, s) for t, s in scores.items() if s[1] >= MIN_ANSWERS_FOR_WEAK),
+            key=lambda kv: (kv[1][0], kv[0]),
+        )[:WEAKEST]
+        if weak:
+            blocks.append("Weakest: " + ", ".join(f"{t} ({round(s[0] * 100)}%)" for t, s in weak))
+    current, longest = current_streak(ctx, user)
+    fields.append(Field("Streak", f"{current} day{'s' * (current != 1)} (longest {longest})"))
+    due = ctx.uow.reviews.count_due(ctx.workspace, user, ctx.now)
+    cards = ctx.uow.reviews.for_user(ctx.workspace, user)
+    upcoming = min((c.due_at for c in cards if c.due_at > ctx.now), default=None)
+    reviews = f"{due} due now"
+    if upcoming is not None:
+        reviews += f" · next {srs.describe_due(upcoming, ctx.now, srs_zone(ctx, user))}"
+    fields.append(Field("Reviews", reviews))
+    attachments: tuple[Attachment, ...] = ()
+    counts, start, end = activity(ctx, user)
+    if ctx.services.charts is None:
+        blocks.append("Charts need matplotlib: pip install 'studybot[charts]'.")
+    else:
+        png = ctx.services.charts.calendar_heatmap(
+            f"{user.display}: answers per day", counts, start, end
+        )
+        attachments = (
+            Attachment(f"streak-{_SAFE.sub('_', user.external_id)}.png", png, "image/png"),
+        )
+    return [
+        Outgoing(
+            Delivery.PRIVATE,
+            ctx.user.external_id,
+            Card(title=f"{who} stats", blocks=tuple(blocks), fields=tuple(fields)),
+            channel=ctx.channel.external_id,
+            attachments=attachments,
+        )
+    ]

@@ -1,0 +1,58 @@
+"""SQL reads behind ``/stats`` and the quizzes' weak-topic choice."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+
+from sqlalchemy import case, func, or_, select
+
+from bot.core.model import User, Workspace
+from bot.db.models import AttemptRow, StreakRow, UserRow
+from bot.db.repositories import _Repo, _user
+
+
+class SqlStats(_Repo):
+    def answers_by_question(
+        self, workspace: Workspace, user: User
+    ) -> list[tuple[str, int, float, int]]:
+        rows = self.session.execute(
+            select(
+                AttemptRow.question_id,
+                func.count(),
+                func.sum(AttemptRow.score),
+                func.sum(case((AttemptRow.verdict == "correct", 1), else_=0)),
+            )
+            .where(AttemptRow.user_id == user.id, AttemptRow.workspace_id == workspace.id)
+            .group_by(AttemptRow.question_id)
+        ).all()
+        return [(q, int(n), float(s or 0.0), int(c or 0)) for q, n, s, c in rows]
+
+    def answer_times(self, workspace: Workspace, user: User, since: datetime) -> list[datetime]:
+        return list(
+            self.session.scalars(
+                select(AttemptRow.answered_at).where(
+                    AttemptRow.user_id == user.id,
+                    AttemptRow.workspace_id == workspace.id,
+                    AttemptRow.answered_at >= since,
+                )
+            )
+        )
+
+    def find_user(self, workspace: Workspace, handle: str) -> User | None:
+        key = handle.casefold()
+        row = self.session.scalars(
+            select(UserRow)
+            .where(
+                UserRow.workspace_id == workspace.id,
+                or_(func.lower(UserRow.external_id) == key, func.lower(UserRow.name) == key),
+            )
+            .order_by(UserRow.id)
+            .limit(1)
+        ).one_or_none()
+        return _user(row) if row is not None else None
+
+    def streak(self, workspace: Workspace, user: User) -> tuple[int, int, date | None] | None:
+        row = self.session.get(StreakRow, user.id)
+        if row is None or row.workspace_id != workspace.id:
+            return None
+        return row.current, row.longest, row.last_day
