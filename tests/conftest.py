@@ -4,6 +4,7 @@ a simulated clock, the wired app, and a console that reads like a chat transcrip
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import uuid
 from collections.abc import Iterator
@@ -31,6 +32,16 @@ for _name in list(os.environ):
         _name.startswith("STUDYBOT_") and _name != "STUDYBOT_TEST_POSTGRES_URL"
     ):
         del os.environ[_name]
+
+
+@pytest.fixture(autouse=True)
+def _restore_logging() -> Iterator[None]:
+    """Commands under test may set up logging on a stream pytest closes afterwards."""
+    root = logging.getLogger()
+    handlers, level = root.handlers[:], root.level
+    yield
+    root.handlers[:] = handlers
+    root.setLevel(level)
 
 
 @pytest.fixture(scope="session")

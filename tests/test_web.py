@@ -24,8 +24,13 @@ async def test_healthz_answers_200_when_the_database_answers(app: App) -> None:
 
 
 async def test_healthz_answers_503_when_the_database_is_gone(app: App) -> None:
+    working = app.engine
     app.engine = create_engine("sqlite:////nonexistent-dir/for/sure/x.db")
-    response = await get(create_web_app(app), "/healthz")
+    try:
+        response = await get(create_web_app(app), "/healthz")
+    finally:
+        app.engine.dispose()
+        app.engine = working
     assert response.status_code == 503
     assert response.json()["database"] is False
 
