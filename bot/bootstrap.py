@@ -6,6 +6,7 @@ import asyncio
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import timedelta
 
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
@@ -16,6 +17,7 @@ from bot.core.app import StudyBot
 from bot.core.bank import QuestionBank
 from bot.core.clock import Clock, SystemClock
 from bot.core.context import Services
+from bot.core.daily import DailyPostJob, DailyRevealJob
 from bot.core.due import DueJob
 from bot.core.errors import ConfigError
 from bot.core.events import Event
@@ -23,6 +25,7 @@ from bot.core.leaderboard import WeeklyRecapJob
 from bot.core.messages import Outgoing
 from bot.core.ports import UnitOfWork
 from bot.core.quiz import LiveQuizJob
+from bot.core.streaks import StreakNudgeJob
 from bot.db import migrate
 from bot.db.engine import make_engine, make_session_factory
 from bot.db.questions import sync_questions
@@ -64,7 +67,8 @@ class App:
 
 def default_jobs() -> list[DueJob]:
     """The due jobs every deployment runs."""
-    return [LiveQuizJob(), WeeklyRecapJob()]
+    # Reveals run before posts, so a channel's answer is out before its next question.
+    return [DailyRevealJob(), DailyPostJob(), StreakNudgeJob(), LiveQuizJob(), WeeklyRecapJob()]
 
 
 def bootstrap(
@@ -92,7 +96,13 @@ def bootstrap(
     session_factory = make_session_factory(engine)
     with session_factory() as session, session.begin():
         sync_questions(session, bank, clock.now())
-    services = Services(clock=clock, bank=bank, charts=default_chart_renderer())
+    services = Services(
+        clock=clock,
+        bank=bank,
+        charts=default_chart_renderer(),
+        admin_ids=settings.admin_ids,
+        grace=timedelta(minutes=settings.studybot_grace_minutes),
+    )
     uow_factory: Callable[[], UnitOfWork] = lambda: SqlUnitOfWork(session_factory, clock)  # noqa: E731
     notifiers = notifiers if notifiers is not None else {}
     deliverer = OutboxDeliverer(session_factory, clock, notifiers)

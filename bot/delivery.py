@@ -1,23 +1,33 @@
 """Outbox delivery: send what is due through each platform's notifier, then mark it sent.
 
-A message is marked sent only after its notifier returned, so a crash between
-the two delivers it late, never not at all; the platform-side idempotency
-key (``OutboxRow.key``) keeps a resend from showing twice where it can.
+A message is marked sent only after its notifier returned, so a crash between the two
+delivers it late, never not at all; the idempotency key (``OutboxRow.key``, also
+``Outgoing.key``) lets a platform adapter drop a resend where the platform allows it.
+
+Throughput and pacing: rows are claimed in batches (``FOR UPDATE SKIP LOCKED`` plus a
+short claim lease, so several workers share the outbox), sent concurrently, and marked in
+one transaction per batch, while the next batch is already being claimed. A notifier may
+declare ``rate_limits`` (:class:`RateLimits`); delivery then never sends faster than
+its per-channel and platform-wide rates, and a :class:`RetryLater` from the platform
+(HTTP 429 with ``Retry-After``) pauses that channel, or the whole platform, for as long
+as it asked and reschedules the message for then.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping
+import time
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Protocol
+from typing import Any, Protocol
 
-from sqlalchemy import select
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from bot.core.clock import Clock
-from bot.core.messages import Outgoing, from_payload
+from bot.core.messages import Delivery, Outgoing, from_payload
 from bot.db.models import DailyPromptRow, OutboxRow
 from bot.metrics import OUTBOX
 
@@ -27,22 +37,124 @@ CLAIM_FOR = timedelta(minutes=2)
 
 
 class RetryLater(Exception):
-    """A notifier's signal that the platform asked to wait (HTTP 429 and the like)."""
+    """A notifier's signal that the platform asked to wait (HTTP 429 and the like).
 
-    def __init__(self, retry_after: float) -> None:
+    ``scope`` is ``"channel"`` when only the message's channel must wait, ``"global"``
+    when the whole platform must (Discord's global limit, for example).
+    """
+
+    def __init__(self, retry_after: float, scope: str = "channel") -> None:
         super().__init__(f"retry after {retry_after:.1f}s")
-        self.retry_after = retry_after
+        self.retry_after = max(float(retry_after), 0.0)
+        self.scope = scope
 
 
 class Notifier(Protocol):
-    """Sends one message on one platform; returns the platform's id for the message."""
+    """Sends one message on one platform; returns the platform's id for the message.
+
+    A notifier may also have a ``rate_limits: RateLimits`` attribute; delivery paces its
+    sends by it.
+    """
 
     async def send(self, message: Outgoing) -> str | None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class RateLimits:
+    """How fast a platform accepts messages: per channel and platform-wide (per second)."""
+
+    per_channel: float = 1.0
+    global_rate: float = 50.0
+    global_burst: int = 1
 
 
 def backoff(tries: int) -> timedelta:
     """Exponential backoff: 5 s, 10 s, 20 s … capped at 30 minutes."""
     return timedelta(seconds=min(5 * 2 ** max(tries - 1, 0), 1800))
+
+
+def channel_of(message: Outgoing) -> str:
+    """The rate-limit bucket of a message: its channel, or the user for a DM."""
+    if message.delivery in (Delivery.CHANNEL, Delivery.UPDATE):
+        return message.to
+    if message.delivery is Delivery.DM:
+        return f"dm:{message.to}"
+    return message.channel or f"user:{message.to}"
+
+
+class Pacer:
+    """Per-channel and global pacing on a monotonic clock.
+
+    ``acquire`` returns only when a send to ``channel`` conforms to both limits, and
+    takes the send's place at that moment (the check and the take happen without an
+    ``await`` between them, so concurrent tasks cannot both take the last token). Sends
+    to one channel are spaced by ``1 / per_channel``; the platform as a whole is a token
+    bucket of ``global_rate`` per second holding at most ``global_burst``.
+    """
+
+    def __init__(
+        self,
+        limits: RateLimits,
+        monotonic: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
+    ) -> None:
+        self.limits = limits
+        self.monotonic = monotonic
+        self.sleep = sleep
+        self._channel_next: dict[str, float] = {}
+        self._tokens = float(limits.global_burst)
+        self._refilled = monotonic()
+        self._global_pause_until = 0.0
+
+    def _refill(self, now: float) -> None:
+        elapsed = max(now - self._refilled, 0.0)
+        self._tokens = min(
+            float(self.limits.global_burst), self._tokens + elapsed * self.limits.global_rate
+        )
+        self._refilled = now
+
+    def _prune(self, now: float) -> None:
+        if len(self._channel_next) > 50_000:
+            self._channel_next = {c: t for c, t in self._channel_next.items() if t > now}
+
+    async def acquire(self, channel: str) -> None:
+        while True:
+            now = self.monotonic()
+            wait_channel = self._channel_next.get(channel, 0.0) - now
+            if wait_channel > 0:
+                await self.sleep(wait_channel)
+                continue
+            wait_global = self._global_pause_until - now
+            if wait_global > 0:
+                await self.sleep(wait_global)
+                continue
+            self._refill(now)
+            if self._tokens < 1.0:
+                await self.sleep((1.0 - self._tokens) / self.limits.global_rate)
+                continue
+            self._tokens -= 1.0
+            self._prune(now)
+            self._channel_next[channel] = now + 1.0 / self.limits.per_channel
+            return
+
+    def penalize(self, channel: str, seconds: float, scope: str = "channel") -> None:
+        """The platform asked to wait ``seconds``: hold the channel (or everything) back."""
+        until = self.monotonic() + seconds
+        if scope == "global":
+            self._global_pause_until = max(self._global_pause_until, until)
+        else:
+            self._channel_next[channel] = max(self._channel_next.get(channel, 0.0), until)
+
+
+@dataclass(slots=True)
+class _Result:
+    row_id: int
+    platform: str
+    message: Outgoing
+    ref: str | None = None
+    error: str | None = None
+    wait: timedelta | None = None
+    rate_limited: bool = False
 
 
 class OutboxDeliverer:
@@ -52,12 +164,34 @@ class OutboxDeliverer:
         clock: Clock,
         notifiers: Mapping[str, Notifier],
         batch: int = 200,
+        concurrency: int = 64,
+        batches_in_flight: int = 2,
+        monotonic: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
     ) -> None:
         self.session_factory = session_factory
         self.clock = clock
         self.notifiers = notifiers
         self.batch = batch
-        self._lock = asyncio.Lock()  # one delivery pass at a time in this process
+        self.concurrency = concurrency
+        self.batches_in_flight = batches_in_flight
+        self._monotonic = monotonic
+        self._sleep = sleep
+        self._pacers: dict[str, Pacer] = {}
+        self._lock: asyncio.Lock | None = None  # one delivery pass at a time in this process
+        self._slots: asyncio.Semaphore | None = None
+        self._poked: asyncio.Event | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def pacer(self, platform: str) -> Pacer | None:
+        """The pacer of ``platform``'s notifier, if it declares ``rate_limits``."""
+        limits = getattr(self.notifiers.get(platform), "rate_limits", None)
+        if not isinstance(limits, RateLimits):
+            return None
+        pacer = self._pacers.get(platform)
+        if pacer is None or pacer.limits != limits:
+            pacer = self._pacers[platform] = Pacer(limits, self._monotonic, self._sleep)
+        return pacer
 
     def next_due(self) -> datetime | None:
         with self.session_factory() as session:
@@ -72,7 +206,7 @@ class OutboxDeliverer:
         """Claim due rows for this worker (SKIP LOCKED on PostgreSQL) and return them."""
         with self.session_factory() as session, session.begin():
             query = (
-                select(OutboxRow)
+                select(OutboxRow.id, OutboxRow.platform, OutboxRow.payload)
                 .where(
                     OutboxRow.status == "pending",
                     OutboxRow.next_attempt_at <= now,
@@ -83,58 +217,138 @@ class OutboxDeliverer:
                 .limit(self.batch)
                 .with_for_update(skip_locked=True)
             )
-            rows = list(session.scalars(query))
-            for row in rows:
-                row.claimed_until = now + CLAIM_FOR
-            return [(row.id, row.platform, dict(row.payload)) for row in rows]
+            rows = session.execute(query).all()
+            if rows:
+                session.execute(
+                    update(OutboxRow)
+                    .where(OutboxRow.id.in_([r.id for r in rows]))
+                    .values(claimed_until=now + CLAIM_FOR)
+                    .execution_options(synchronize_session=False)
+                )
+            return [(r.id, r.platform, dict(r.payload)) for r in rows]
 
-    async def deliver_due(self) -> int:
-        """Send every due message; returns how many were sent."""
+    async def deliver_due(self, more: asyncio.Event | None = None) -> int:
+        """Send every due message; returns how many were sent.
+
+        With ``more``, keep going until it is set and nothing is left: the due jobs call
+        :meth:`poke` whenever they queued something and set ``more`` when they are done
+        (see ``DueRunner.run_due``), so delivery starts while the jobs are still posting.
+        """
+        loop = asyncio.get_running_loop()
+        if self._lock is None or self._loop is not loop:  # asyncio primitives bind to a loop
+            self._lock, self._loop = asyncio.Lock(), loop
         async with self._lock:
-            return await self._deliver_all()
+            self._poked = asyncio.Event()
+            try:
+                return await self._deliver_all(more)
+            finally:
+                self._poked = None
 
-    async def _deliver_all(self) -> int:
+    def poke(self) -> None:
+        """Tell a running delivery pass that new messages were committed."""
+        if self._poked is not None:
+            self._poked.set()
+
+    async def _deliver_all(self, more: asyncio.Event | None) -> int:
+        assert self._poked is not None
+        self._slots = asyncio.Semaphore(self.concurrency)
         sent = 0
+        pending: set[asyncio.Task[int]] = set()
         while True:
-            now = self.clock.now()
-            claimed = self._claim(now)
-            if not claimed:
-                return sent
-            for row_id, platform, payload in claimed:
-                sent += await self._deliver_one(row_id, platform, payload)
-            if len(claimed) < self.batch:
-                return sent
+            finished = more is None or more.is_set()
+            self._poked.clear()
+            claimed = self._claim(self.clock.now())
+            if claimed:
+                pending.add(asyncio.create_task(self._send_batch(claimed)))
+            while len(pending) >= self.batches_in_flight:
+                done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+                sent += sum(task.result() for task in done)
+            if len(claimed) == self.batch:
+                continue
+            if finished:
+                break
+            assert more is not None
+            waiters = [
+                asyncio.ensure_future(self._poked.wait()),
+                asyncio.ensure_future(more.wait()),
+            ]
+            await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
+            for waiter in waiters:
+                waiter.cancel()
+        if pending:
+            sent += sum(await asyncio.gather(*pending))
+        return sent
 
-    async def _deliver_one(self, row_id: int, platform: str, payload: dict[str, object]) -> int:
+    async def _send_batch(self, claimed: Sequence[tuple[int, str, dict[str, object]]]) -> int:
+        results = await asyncio.gather(
+            *(self._send_one(row_id, platform, payload) for row_id, platform, payload in claimed)
+        )
+        return self._record(results)
+
+    async def _send_one(self, row_id: int, platform: str, payload: dict[str, object]) -> _Result:
         message = from_payload(payload)
-        error: str | None = None
-        wait: timedelta | None = None
-        ref: str | None = None
-        try:
-            ref = await self.notifiers[platform].send(message)
-        except RetryLater as exc:
-            error, wait = str(exc), timedelta(seconds=exc.retry_after)
-        except Exception as exc:
-            log.exception("delivery of outbox message %s failed", row_id)
-            error = type(exc).__name__
+        result = _Result(row_id, platform, message)
+        pacer = self.pacer(platform)
+        channel = channel_of(message)
+        assert self._slots is not None
+        async with self._slots:
+            if pacer is not None:
+                await pacer.acquire(channel)
+            try:
+                result.ref = await self.notifiers[platform].send(message)
+            except RetryLater as exc:
+                result.error, result.rate_limited = str(exc), True
+                result.wait = timedelta(seconds=exc.retry_after)
+                if pacer is not None:
+                    pacer.penalize(channel, exc.retry_after, exc.scope)
+            except Exception as exc:
+                log.exception("delivery of outbox message %s failed", row_id)
+                result.error = type(exc).__name__
+        return result
+
+    def _record(self, results: Sequence[_Result]) -> int:
+        """Mark a batch's outcome in one transaction; returns how many were sent."""
+        now = self.clock.now()
+        sent = [r for r in results if r.error is None]
+        failed = [r for r in results if r.error is not None]
         with self.session_factory() as session, session.begin():
-            row = session.get_one(OutboxRow, row_id)
-            now = self.clock.now()
-            row.claimed_until = None
-            OUTBOX.labels(platform, "sent" if error is None else "failed").inc()
-            if error is None:
-                row.status, row.sent_at, row.message_ref = "sent", now, ref
-                prompt_id = message.tags.get("prompt")
-                if ref and prompt_id and message.delivery.value == "channel":
-                    prompt = session.get(DailyPromptRow, int(prompt_id))
-                    if prompt is not None:
-                        prompt.message_ref = ref  # thread replies to the post are answers
-                return 1
-            row.tries += 1
-            row.last_error = error
-            if row.tries >= MAX_TRIES:
-                row.status = "failed"
-                log.error("giving up on outbox message %s after %s tries", row_id, row.tries)
-            else:
-                row.next_attempt_at = now + max(wait or timedelta(0), backoff(row.tries))
-            return 0
+            if sent:
+                session.execute(
+                    update(OutboxRow),
+                    [
+                        {
+                            "id": r.row_id,
+                            "status": "sent",
+                            "sent_at": now,
+                            "message_ref": r.ref,
+                            "claimed_until": None,
+                        }
+                        for r in sent
+                    ],
+                )
+                refs = [
+                    {"id": int(r.message.tags["prompt"]), "message_ref": r.ref}
+                    for r in sent
+                    if r.ref
+                    and r.message.delivery is Delivery.CHANNEL
+                    and r.message.tags.get("prompt", "").isdigit()
+                ]
+                if refs:  # thread replies to the post are answers to it
+                    session.execute(update(DailyPromptRow), refs)
+            for r in failed:
+                row = session.get_one(OutboxRow, r.row_id)
+                row.claimed_until = None
+                row.last_error = r.error
+                if r.rate_limited:
+                    # The platform said when: that is not a failure of the message.
+                    row.next_attempt_at = now + (r.wait or timedelta(0))
+                    continue
+                row.tries += 1
+                if row.tries >= MAX_TRIES:
+                    row.status = "failed"
+                    log.error("giving up on outbox message %s after %s tries", r.row_id, row.tries)
+                else:
+                    row.next_attempt_at = now + backoff(row.tries)
+        for r in results:
+            OUTBOX.labels(r.platform, "sent" if r.error is None else "failed").inc()
+        return len(sent)

@@ -8,6 +8,7 @@ restart loses nothing and several workers can share one database.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
@@ -22,6 +23,7 @@ from bot.delivery import OutboxDeliverer
 
 log = logging.getLogger(__name__)
 WAKE_EVERY = timedelta(seconds=5)
+MAX_ROUNDS = 10_000  # batches per job per run: a guard against a job that never finishes
 
 
 class DueRunner:
@@ -51,18 +53,50 @@ class DueRunner:
         return min(instants, default=None)
 
     async def run_due(self) -> int:
-        """Run every job once at the current instant, then deliver the outbox."""
-        done = 0
+        """Run every due job at the current instant, delivering the outbox meanwhile.
+
+        A job with a ``batch`` attribute is run again while it handles a full batch (each
+        round is its own transaction, so a crash loses at most one uncommitted round and
+        another worker picks it up). Delivery starts at once and sends what the jobs
+        commit as they go; the call returns when both are done.
+        """
         now = self.services.clock.now()
-        for job in self.jobs:
+        more = asyncio.Event()
+        delivery = asyncio.create_task(self.deliverer.deliver_due(more))
+        done = 0
+        try:
+            for job in self.jobs:
+                done += await self._run_job(job, now)
+        except BaseException:
+            delivery.cancel()  # cancelled (shutdown): stop delivering between sends
+            raise
+        finally:
+            more.set()
+            self.deliverer.poke()
+        return done + await delivery
+
+    async def _run_job(self, job: DueJob, now: datetime) -> int:
+        batch = getattr(job, "batch", None)
+        total = 0
+        for _ in range(MAX_ROUNDS):
             try:
-                with self.uow_factory() as uow:
-                    done += job.run(uow, self.services, now)
-                    uow.commit()
+                count = self._run_round(job, now)
+                await asyncio.sleep(0)  # let delivery send what the round committed
             except Exception:
                 log.exception("due job %s failed", job.name)
-        done += await self.deliverer.deliver_due()
-        return done
+                return total
+            total += count
+            if count:
+                self.deliverer.poke()
+            if not isinstance(batch, int) or count < batch:
+                break
+        return total
+
+    def _run_round(self, job: DueJob, now: datetime) -> int:
+        with self.uow_factory() as uow:
+            count = job.run(uow, self.services, now)
+            uow.commit()
+        return count
 
     async def advance(self, clock: SimulatedClock, delta: timedelta) -> int:
         """Move a simulated clock forward, stopping at each due instant on the way."""

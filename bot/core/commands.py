@@ -9,6 +9,7 @@ from bot.core import daily, home, leaderboard, quiz, stats, teams
 from bot.core.context import Context
 from bot.core.errors import NotAvailableYet, UserError
 from bot.core.messages import Card, Delivery, Outgoing, say
+from bot.core.streaks import show_streak
 from bot.core.timezones import parse_zone
 
 Handler = Callable[[Context, str], list[Outgoing]]
@@ -100,7 +101,12 @@ _SPECS = [
     CommandSpec(
         "review", "/review [TOPIC] [N]", "review the questions that are due", quiz.review_command
     ),
-    CommandSpec("streak", "/streak", "your current and longest streak, and freezes held"),
+    CommandSpec(
+        "streak",
+        "/streak",
+        "your current and longest streak, and freezes held",
+        show_streak,
+    ),
     CommandSpec(
         "leaderboard",
         "/leaderboard [week|month|all] [team NAME | teams]",
@@ -121,7 +127,13 @@ _SPECS = [
     ),
     CommandSpec("mock", "/mock schedule WHEN | list | cancel ID", "mock interviews"),
     CommandSpec("tz", "/tz ZONE", "set your time zone (IANA name, e.g. Europe/Berlin)", _tz),
-    CommandSpec("studybot", "/studybot schedule ...", "channel settings (admins)", admin=True),
+    CommandSpec(
+        "studybot",
+        "/studybot schedule ...",
+        "channel settings (admins)",
+        daily.studybot_command,
+        admin=True,
+    ),
     CommandSpec("as", "/as NAME", "act as another user (console only)", console_only=True),
     CommandSpec(
         "advance",

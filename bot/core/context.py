@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, tzinfo
+from datetime import datetime, timedelta, tzinfo
 from zoneinfo import ZoneInfo
 
 from bot.core.bank import QuestionBank
@@ -21,6 +21,8 @@ class Services:
     clock: Clock
     bank: QuestionBank
     charts: ChartRenderer | None = None  # PNG charts; None when matplotlib is not installed
+    admin_ids: frozenset[str] = frozenset()  # platform user ids with admin rights
+    grace: timedelta = timedelta(hours=1)  # due work missed by more than this is skipped
 
 
 @dataclass(slots=True)

@@ -17,8 +17,10 @@ from bot.core.model import Attempt, Channel, DailyPrompt, User, Workspace
 if TYPE_CHECKING:
     from bot.core.leaderboard import LeaderboardRepository
     from bot.core.quiz import QuizRepository
+    from bot.core.schedule import DailyRepository, ScheduleRepository
     from bot.core.srs import ReviewRepository
     from bot.core.stats import StatsRepository
+    from bot.core.streaks import StreakRepository
     from bot.core.teams import TeamRepository
 
 
@@ -141,6 +143,15 @@ class UnitOfWork(Protocol):
 
     @property
     def stats(self) -> StatsRepository: ...
+
+    @property
+    def schedules(self) -> ScheduleRepository: ...
+
+    @property
+    def daily(self) -> DailyRepository: ...
+
+    @property
+    def streaks(self) -> StreakRepository: ...
 
     def __enter__(self) -> Self: ...
 

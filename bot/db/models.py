@@ -168,7 +168,11 @@ class DailyPromptRow(Base):
     """The question a channel got on one local date: at most one per channel and date."""
 
     __tablename__ = "daily_prompt"
-    __table_args__ = (UniqueConstraint("channel_id", "local_date"),)
+    __table_args__ = (
+        UniqueConstraint("channel_id", "local_date"),
+        Index("ix_daily_prompt_revealed_at_reveal_at", "revealed_at", "reveal_at"),
+        Index("ix_daily_prompt_channel_id_message_ref", "channel_id", "message_ref"),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     workspace_id: Mapped[int] = mapped_column(ForeignKey("workspace.id", ondelete="CASCADE"))
@@ -257,6 +261,8 @@ class StreakRow(Base):
     last_day: Mapped[date | None] = mapped_column(Date)
     freezes: Mapped[int] = mapped_column(Integer, default=0)
     updated_at: Mapped[datetime]
+    last_zone: Mapped[str | None] = mapped_column(String(64))  # zone of the latest activity
+    nudge_at: Mapped[datetime | None] = mapped_column(index=True)  # next evening nudge
 
 
 class ReviewCardRow(Base):

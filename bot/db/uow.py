@@ -8,6 +8,7 @@ from typing import Self
 from sqlalchemy.orm import Session, sessionmaker
 
 from bot.core.clock import Clock
+from bot.db.daily import SqlDaily, SqlSchedules, SqlStreaks
 from bot.db.leaderboard import SqlLeaderboard
 from bot.db.quiz import SqlQuizzes, SqlReviews
 from bot.db.repositories import (
@@ -42,6 +43,9 @@ class SqlUnitOfWork:
         self.teams = SqlTeams(self.session, self._clock)
         self.leaderboard = SqlLeaderboard(self.session, self._clock)
         self.stats = SqlStats(self.session, self._clock)
+        self.schedules = SqlSchedules(self.session, self._clock)
+        self.daily = SqlDaily(self.session, self._clock)
+        self.streaks = SqlStreaks(self.session, self._clock)
         return self
 
     def __exit__(

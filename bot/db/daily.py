@@ -1,0 +1,477 @@
+"""SQL repositories of the daily question, channel schedules and streaks.
+
+Due work is claimed with ``SELECT … FOR UPDATE SKIP LOCKED`` on PostgreSQL, so any
+number of workers can share one database: each row is handled by the worker that
+locked it, and the others skip it. (SQLite ignores the clause; it has one writer at a
+time anyway.) Bulk writes use ``INSERT … ON CONFLICT DO NOTHING``, so the unique
+constraints (one prompt per channel and local date, one outbox row per key) are the
+final guard against doing anything twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, date, datetime, time, timedelta
+from typing import Any
+
+from sqlalchemy import case, distinct, func, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from bot.core.clock import Clock
+from bot.core.messages import Outgoing, to_payload
+from bot.core.model import Channel, DailyPrompt, User
+from bot.core.schedule import (
+    DAY_NAMES,
+    DueChannel,
+    DueReveal,
+    NewPrompt,
+    RevealStats,
+    Schedule,
+)
+from bot.core.streaks import DayMark, NudgeTarget, StreakState
+from bot.db.models import (
+    ActivityDayRow,
+    AttemptRow,
+    ChannelRow,
+    ChannelScheduleRow,
+    DailyPromptRow,
+    OutboxRow,
+    StreakRow,
+    UserRow,
+    WorkspaceRow,
+)
+from bot.db.repositories import _channel, _prompt, _user
+
+INSERT_CHUNK = 500
+
+
+def _insert(session: Session, table: Any) -> Any:
+    """An INSERT that can say ON CONFLICT DO NOTHING on this session's database."""
+    name = session.get_bind().dialect.name
+    if name == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert as pg_insert
+
+        return pg_insert(table)
+    if name == "sqlite":
+        from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+        return sqlite_insert(table)
+    raise NotImplementedError(f"bulk inserts are written for PostgreSQL and SQLite, not {name}")
+
+
+def _chunks(items: Sequence[Any], size: int = INSERT_CHUNK) -> list[Sequence[Any]]:
+    return [items[i : i + size] for i in range(0, len(items), size)]
+
+
+class _Repo:
+    def __init__(self, session: Session, clock: Clock) -> None:
+        self.session = session
+        self.clock = clock
+
+
+# -- schedules ----------------------------------------------------------------------------
+
+
+def _schedule(row: ChannelScheduleRow) -> Schedule:
+    hours, minutes = (int(p) for p in row.local_time.split(":"))
+    return Schedule(
+        channel_id=row.channel_id,
+        workspace_id=row.workspace_id,
+        local_time=time(hours, minutes),
+        timezone=row.timezone,
+        weekdays=frozenset(DAY_NAMES.index(d) for d in row.weekdays.split(",") if d),
+        topics=tuple(row.topics or ()),
+        roles=tuple(row.roles or ()),
+        mix={int(k): int(v) for k, v in (row.difficulty_mix or {}).items()},
+        reveal_delay=timedelta(minutes=row.reveal_delay_minutes),
+        paused=row.paused,
+        skip_dates=frozenset(date.fromisoformat(d) for d in row.skip_dates or ()),
+        next_post_at=row.next_post_at,
+    )
+
+
+def _fill(row: ChannelScheduleRow, schedule: Schedule, now: datetime) -> None:
+    row.workspace_id = schedule.workspace_id
+    row.local_time = schedule.local_time.strftime("%H:%M")
+    row.timezone = schedule.timezone
+    row.weekdays = ",".join(DAY_NAMES[d] for d in sorted(schedule.weekdays))
+    row.topics = list(schedule.topics)
+    row.roles = list(schedule.roles)
+    row.difficulty_mix = {str(k): v for k, v in sorted(schedule.mix.items())}
+    row.reveal_delay_minutes = int(schedule.reveal_delay.total_seconds() // 60)
+    row.paused = schedule.paused
+    row.skip_dates = sorted(d.isoformat() for d in schedule.skip_dates)
+    row.next_post_at = schedule.next_post_at
+    row.updated_at = now
+
+
+class SqlSchedules(_Repo):
+    def get(self, channel: Channel) -> Schedule | None:
+        row = self.session.get(ChannelScheduleRow, channel.id)
+        if row is None or row.workspace_id != channel.workspace_id:
+            return None
+        return _schedule(row)
+
+    def save(self, schedule: Schedule) -> Schedule:
+        row = self.session.get(ChannelScheduleRow, schedule.channel_id)
+        if row is None:
+            row = ChannelScheduleRow(channel_id=schedule.channel_id)
+            _fill(row, schedule, self.clock.now())
+            try:
+                with self.session.begin_nested():
+                    self.session.add(row)
+            except IntegrityError:  # created meanwhile by another request: replace it
+                row = self.session.get_one(ChannelScheduleRow, schedule.channel_id)
+        _fill(row, schedule, self.clock.now())
+        self.session.flush()
+        return _schedule(row)
+
+    def next_due(self) -> datetime | None:
+        return self.session.scalar(
+            select(ChannelScheduleRow.next_post_at)
+            .where(ChannelScheduleRow.next_post_at.is_not(None))
+            .order_by(ChannelScheduleRow.next_post_at)
+            .limit(1)
+        )
+
+    def claim_due(self, now: datetime, limit: int) -> list[DueChannel]:
+        rows = self.session.execute(
+            select(ChannelScheduleRow, ChannelRow, WorkspaceRow.platform)
+            .join(ChannelRow, ChannelRow.id == ChannelScheduleRow.channel_id)
+            .join(WorkspaceRow, WorkspaceRow.id == ChannelScheduleRow.workspace_id)
+            .where(
+                ChannelScheduleRow.next_post_at <= now,
+                ChannelScheduleRow.paused.is_(False),
+            )
+            .order_by(ChannelScheduleRow.next_post_at, ChannelScheduleRow.channel_id)
+            .limit(limit)
+            .with_for_update(skip_locked=True, of=ChannelScheduleRow)
+        ).all()
+        return [DueChannel(_schedule(s), _channel(c), platform) for s, c, platform in rows]
+
+    def set_next(self, updates: Sequence[tuple[int, datetime | None]]) -> None:
+        now = self.clock.now()
+        for channel_id, instant in updates:
+            row = self.session.get_one(ChannelScheduleRow, channel_id)
+            row.next_post_at = instant
+            row.updated_at = now
+        self.session.flush()
+
+
+# -- daily prompts ------------------------------------------------------------------------
+
+
+class SqlDaily(_Repo):
+    def history(self, channel_ids: Sequence[int]) -> dict[int, list[str]]:
+        found: dict[int, list[str]] = {}
+        for chunk in _chunks(list(channel_ids)):
+            rows = self.session.execute(
+                select(DailyPromptRow.channel_id, DailyPromptRow.question_id)
+                .where(DailyPromptRow.channel_id.in_(chunk))
+                .order_by(DailyPromptRow.channel_id, DailyPromptRow.local_date)
+            )
+            for channel_id, question_id in rows:
+                found.setdefault(channel_id, []).append(question_id)
+        return found
+
+    def seen_by_members(self, channel_ids: Sequence[int]) -> dict[int, dict[str, int]]:
+        found: dict[int, dict[str, int]] = {}
+        for chunk in _chunks(list(channel_ids)):
+            members = (
+                select(DailyPromptRow.channel_id, AttemptRow.user_id)
+                .join(AttemptRow, AttemptRow.daily_prompt_id == DailyPromptRow.id)
+                .where(DailyPromptRow.channel_id.in_(chunk))
+                .distinct()
+                .subquery()
+            )
+            rows = self.session.execute(
+                select(
+                    members.c.channel_id,
+                    AttemptRow.question_id,
+                    func.count(distinct(AttemptRow.user_id)),
+                )
+                .join(AttemptRow, AttemptRow.user_id == members.c.user_id)
+                .group_by(members.c.channel_id, AttemptRow.question_id)
+            )
+            for channel_id, question_id, count in rows:
+                found.setdefault(channel_id, {})[question_id] = int(count)
+        return found
+
+    def add_prompts(self, prompts: Sequence[NewPrompt]) -> list[DailyPrompt]:
+        created: list[DailyPrompt] = []
+        for chunk in _chunks(list(prompts)):
+            values = [
+                {
+                    "workspace_id": p.channel.workspace_id,
+                    "channel_id": p.channel.id,
+                    "question_id": p.question_id,
+                    "local_date": p.local_date,
+                    "posted_at": p.posted_at.astimezone(UTC),
+                    "reveal_at": p.reveal_at.astimezone(UTC),
+                }
+                for p in chunk
+            ]
+            stmt = (
+                _insert(self.session, DailyPromptRow)
+                .values(values)
+                .on_conflict_do_nothing(index_elements=["channel_id", "local_date"])
+                .returning(DailyPromptRow.id, DailyPromptRow.channel_id)
+            )
+            ids = {cid: pid for pid, cid in self.session.execute(stmt)}
+            for p, row in zip(chunk, values, strict=True):
+                if p.channel.id in ids:
+                    created.append(
+                        DailyPrompt(
+                            ids[p.channel.id],
+                            p.channel.workspace_id,
+                            p.channel.id,
+                            p.question_id,
+                            p.local_date,
+                            row["posted_at"],
+                            row["reveal_at"],
+                            None,
+                            None,
+                        )
+                    )
+        return created
+
+    def queue(self, messages: Sequence[tuple[int, str, Outgoing]], now: datetime) -> int:
+        added = 0
+        for chunk in _chunks(list(messages)):
+            values = []
+            for workspace_id, platform, message in chunk:
+                if not message.key:
+                    raise ValueError("a queued message needs an idempotency key")
+                values.append(
+                    {
+                        "workspace_id": workspace_id,
+                        "platform": platform,
+                        "key": message.key,
+                        "payload": to_payload(message),
+                        "status": "pending",
+                        "tries": 0,
+                        "next_attempt_at": now.astimezone(UTC),
+                        "created_at": self.clock.now(),
+                    }
+                )
+            stmt = (
+                _insert(self.session, OutboxRow)
+                .values(values)
+                .on_conflict_do_nothing(index_elements=["key"])
+                .returning(OutboxRow.id)
+            )
+            added += len(self.session.execute(stmt).all())
+        return added
+
+    def by_message_ref(self, channel: Channel, ref: str) -> DailyPrompt | None:
+        row = self.session.scalars(
+            select(DailyPromptRow).where(
+                DailyPromptRow.channel_id == channel.id,
+                DailyPromptRow.workspace_id == channel.workspace_id,
+                DailyPromptRow.message_ref == ref,
+            )
+        ).first()
+        return _prompt(row) if row is not None else None
+
+    def next_reveal_at(self) -> datetime | None:
+        return self.session.scalar(
+            select(DailyPromptRow.reveal_at)
+            .where(DailyPromptRow.revealed_at.is_(None))
+            .order_by(DailyPromptRow.reveal_at)
+            .limit(1)
+        )
+
+    def claim_reveals(self, now: datetime, limit: int) -> list[DueReveal]:
+        rows = self.session.execute(
+            select(DailyPromptRow, ChannelRow, WorkspaceRow.platform)
+            .join(ChannelRow, ChannelRow.id == DailyPromptRow.channel_id)
+            .join(WorkspaceRow, WorkspaceRow.id == DailyPromptRow.workspace_id)
+            .where(DailyPromptRow.revealed_at.is_(None), DailyPromptRow.reveal_at <= now)
+            .order_by(DailyPromptRow.reveal_at, DailyPromptRow.id)
+            .limit(limit)
+            .with_for_update(skip_locked=True, of=DailyPromptRow)
+        ).all()
+        return [DueReveal(_prompt(p), _channel(c), platform) for p, c, platform in rows]
+
+    def reveal_stats(self, prompt_ids: Sequence[int]) -> dict[int, RevealStats]:
+        if not prompt_ids:
+            return {}
+        counts = self.session.execute(
+            select(
+                AttemptRow.scored_prompt_id,
+                func.count(),
+                func.sum(case((AttemptRow.verdict == "correct", 1), else_=0)),
+            )
+            .where(AttemptRow.scored_prompt_id.in_(list(prompt_ids)))
+            .group_by(AttemptRow.scored_prompt_id)
+        ).all()
+        fastest: dict[int, tuple[str, datetime]] = {}
+        for prompt_id, name, answered_at in self.session.execute(
+            select(AttemptRow.scored_prompt_id, UserRow.name, AttemptRow.answered_at)
+            .join(UserRow, UserRow.id == AttemptRow.user_id)
+            .where(
+                AttemptRow.scored_prompt_id.in_(list(prompt_ids)),
+                AttemptRow.verdict == "correct",
+            )
+            .order_by(AttemptRow.scored_prompt_id, AttemptRow.answered_at, AttemptRow.id)
+        ):
+            if prompt_id is not None:
+                fastest.setdefault(prompt_id, (name, answered_at))
+        stats: dict[int, RevealStats] = {}
+        for prompt_id, answered, correct in counts:
+            if prompt_id is None:
+                continue
+            name_at = fastest.get(prompt_id)
+            stats[prompt_id] = RevealStats(
+                answered=int(answered),
+                correct=int(correct or 0),
+                fastest=name_at[0] if name_at else None,
+                fastest_at=name_at[1] if name_at else None,
+            )
+        return stats
+
+    def mark_revealed(self, prompt_ids: Sequence[int], now: datetime) -> None:
+        for chunk in _chunks(list(prompt_ids)):
+            self.session.execute(
+                update(DailyPromptRow)
+                .where(DailyPromptRow.id.in_(chunk))
+                .values(revealed_at=now)
+                .execution_options(synchronize_session=False)
+            )
+
+    def clamp_reveals(self, channel: Channel, latest: datetime) -> None:
+        self.session.execute(
+            update(DailyPromptRow)
+            .where(
+                DailyPromptRow.channel_id == channel.id,
+                DailyPromptRow.workspace_id == channel.workspace_id,
+                DailyPromptRow.revealed_at.is_(None),
+                DailyPromptRow.reveal_at > latest,
+            )
+            .values(reveal_at=latest)
+            .execution_options(synchronize_session=False)
+        )
+
+
+# -- streaks ------------------------------------------------------------------------------
+
+
+def _state(row: StreakRow) -> StreakState:
+    return StreakState(
+        current=row.current,
+        longest=row.longest,
+        freezes=row.freezes,
+        last_day=row.last_day,
+        last_zone=row.last_zone,
+        nudge_at=row.nudge_at,
+    )
+
+
+class SqlStreaks(_Repo):
+    def __init__(self, session: Session, clock: Clock) -> None:
+        super().__init__(session, clock)
+        self._zones: dict[int, str] = {}
+
+    def _row(self, user: User) -> StreakRow | None:
+        return self.session.scalars(
+            select(StreakRow)
+            .where(StreakRow.user_id == user.id, StreakRow.workspace_id == user.workspace_id)
+            .with_for_update()
+        ).one_or_none()
+
+    def get(self, user: User) -> StreakState:
+        row = self._row(user)
+        return _state(row) if row is not None else StreakState()
+
+    def save(self, user: User, state: StreakState) -> None:
+        row = self._row(user)
+        if row is None:
+            row = StreakRow(user_id=user.id, workspace_id=user.workspace_id)
+            try:
+                with self.session.begin_nested():
+                    self._fill(row, state)
+                    self.session.add(row)
+                return
+            except IntegrityError:
+                row = self._row(user)
+                assert row is not None
+        self._fill(row, state)
+
+    def _fill(self, row: StreakRow, state: StreakState) -> None:
+        row.current, row.longest, row.freezes = state.current, state.longest, state.freezes
+        row.last_day, row.last_zone, row.nudge_at = state.last_day, state.last_zone, state.nudge_at
+        row.updated_at = self.clock.now()
+
+    def add_day(self, user: User, day: date, *, answers: int = 1, frozen: bool = False) -> None:
+        row = self.session.get(ActivityDayRow, (user.id, day))
+        if row is None:
+            row = ActivityDayRow(
+                user_id=user.id,
+                local_date=day,
+                workspace_id=user.workspace_id,
+                answers=answers,
+                frozen=frozen,
+            )
+            try:
+                with self.session.begin_nested():
+                    self.session.add(row)
+                return
+            except IntegrityError:
+                row = self.session.get_one(ActivityDayRow, (user.id, day))
+        row.answers += answers
+        row.frozen = row.frozen or frozen
+
+    def days(self, user: User, first: date, last: date) -> dict[date, DayMark]:
+        rows = self.session.scalars(
+            select(ActivityDayRow).where(
+                ActivityDayRow.user_id == user.id,
+                ActivityDayRow.workspace_id == user.workspace_id,
+                ActivityDayRow.local_date >= first,
+                ActivityDayRow.local_date <= last,
+            )
+        )
+        return {r.local_date: DayMark(r.answers, r.frozen) for r in rows}
+
+    def zone_of(self, user: User) -> str:
+        if user.timezone:
+            return user.timezone
+        if user.workspace_id not in self._zones:
+            self._zones[user.workspace_id] = (
+                self.session.scalar(
+                    select(WorkspaceRow.timezone).where(WorkspaceRow.id == user.workspace_id)
+                )
+                or "UTC"
+            )
+        return self._zones[user.workspace_id]
+
+    def set_nudges(self, user: User, enabled: bool) -> None:
+        self.session.execute(
+            update(UserRow)
+            .where(UserRow.id == user.id, UserRow.workspace_id == user.workspace_id)
+            .values(nudges=enabled)
+            .execution_options(synchronize_session=False)
+        )
+
+    def next_nudge_at(self) -> datetime | None:
+        return self.session.scalar(
+            select(StreakRow.nudge_at)
+            .where(StreakRow.nudge_at.is_not(None))
+            .order_by(StreakRow.nudge_at)
+            .limit(1)
+        )
+
+    def claim_nudges(self, now: datetime, limit: int) -> list[NudgeTarget]:
+        rows = self.session.execute(
+            select(StreakRow, UserRow, WorkspaceRow.platform, WorkspaceRow.timezone)
+            .join(UserRow, UserRow.id == StreakRow.user_id)
+            .join(WorkspaceRow, WorkspaceRow.id == UserRow.workspace_id)
+            .where(StreakRow.nudge_at <= now)
+            .order_by(StreakRow.nudge_at, StreakRow.user_id)
+            .limit(limit)
+            .with_for_update(skip_locked=True, of=StreakRow)
+        ).all()
+        return [
+            NudgeTarget(_user(u), _state(s), u.timezone or tz or "UTC", platform)
+            for s, u, platform, tz in rows
+        ]
