@@ -31,6 +31,9 @@ def _fail(message: str) -> int:
 
 
 def sync_command(args: argparse.Namespace) -> int:
+    guild = args.guild
+    if guild is not None and not guild.isdigit():
+        return _fail(f"--guild takes a guild id (a number), not {guild!r}")
     try:
         from bot.adapters.discord.client import SyncTarget, sync_now
     except ImportError as exc:
@@ -42,9 +45,6 @@ def sync_command(args: argparse.Namespace) -> int:
     from bot.core.bank import QuestionBank
     from bot.core.errors import ContentError, StudybotError
 
-    guild = args.guild
-    if guild is not None and not guild.isdigit():
-        return _fail(f"--guild takes a guild id (a number), not {guild!r}")
     try:
         settings = load_settings()
     except ValueError as exc:

@@ -59,7 +59,7 @@ ARG_ORDER: Mapping[str, Sequence[tuple[str, str]]] = {
     "mock schedule": (("when", ""),),
     "mock cancel": (("id", ""),),
     "tz": (("zone", ""),),
-    "studybot": (("settings", ""),),
+    "studybot": (("arguments", ""),),
 }
 
 
@@ -276,8 +276,8 @@ def build_commands(
         if name in built or spec.console_only:
             continue
 
-        @app_commands.describe(settings=spec.usage[:DESCRIPTION])
-        async def generic(interaction: discord.Interaction, settings: str | None = None) -> None:
+        @app_commands.describe(arguments=spec.usage[:DESCRIPTION])
+        async def generic(interaction: discord.Interaction, arguments: str | None = None) -> None:
             await dispatch(interaction)
 
         if name not in ARG_ORDER:

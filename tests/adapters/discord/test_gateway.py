@@ -71,15 +71,15 @@ async def test_daily_command_posts_the_question_with_buttons_and_a_click_grades_
         click = p.button(next(i for i in ids if i.endswith(f":{right}")), message_id)
         await fake.dispatch("INTERACTION_CREATE", click)
         callback = await fake.wait_call("POST", rf"^/interactions/{click['id']}/")
+        with app.session_factory() as session:
+            prompt = session.scalars(select(DailyPromptRow)).one()
+            assert prompt.message_ref == message_id  # thread replies to the post are answers
+            attempt = session.scalars(select(AttemptRow)).one()
+            assert attempt.scored_prompt_id == prompt.id and attempt.score == 1.0
 
     assert callback.json["type"] == 4
     assert callback.json["data"]["flags"] & 64  # only the clicker sees the grade
     assert "Correct" in callback.json["data"]["embeds"][0]["description"]
-    with app.session_factory() as session:
-        prompt = session.scalars(select(DailyPromptRow)).one()
-        assert prompt.message_ref == message_id  # thread replies to the post are answers
-        attempt = session.scalars(select(AttemptRow)).one()
-        assert attempt.scored_prompt_id == prompt.id and attempt.score == 1.0
 
 
 async def test_answer_button_opens_a_modal_first_and_its_submission_is_graded(
@@ -103,11 +103,11 @@ async def test_answer_button_opens_a_modal_first_and_its_submission_is_graded(
         submit = p.modal_submit(modal["custom_id"], "7", input_id=text_input["custom_id"])
         await fake.dispatch("INTERACTION_CREATE", submit)
         graded = await fake.wait_call("POST", rf"^/interactions/{submit['id']}/")
+        with app.session_factory() as session:
+            assert session.scalars(select(AttemptRow.answer)).one() == "7"
 
     assert graded.json["type"] == 4 and graded.json["data"]["flags"] & 64
     assert "Correct" in graded.json["data"]["embeds"][0]["description"]
-    with app.session_factory() as session:
-        assert session.scalars(select(AttemptRow.answer)).one() == "7"
 
 
 async def test_slow_work_is_deferred_then_the_reply_replaces_the_thinking_message(
@@ -160,9 +160,9 @@ async def test_a_reply_in_the_daily_posts_thread_is_graded_and_answered_by_dm(
         await fake.dispatch("MESSAGE_CREATE", p.user_message(post_id, "7 instances"))
 
         dm = await fake.wait_call("POST", rf"^/channels/{p.dm_channel_id(p.USER_ID)}/messages$")
+        with app.session_factory() as session:
+            assert session.scalars(select(AttemptRow.answer)).one() == "7 instances"
     assert "Correct" in dm.json["embeds"][0]["description"]
-    with app.session_factory() as session:
-        assert session.scalars(select(AttemptRow.answer)).one() == "7 instances"
 
 
 async def test_messages_that_do_not_answer_a_bot_post_are_ignored(
@@ -180,9 +180,9 @@ async def test_messages_that_do_not_answer_a_bot_post_are_ignored(
         command = p.command("help")
         await fake.dispatch("INTERACTION_CREATE", command)
         await fake.wait_call("POST", rf"^/interactions/{command['id']}/")
+        with app.session_factory() as session:
+            assert session.scalars(select(AttemptRow)).all() == []
     assert not [c for c in fake.calls if c.path == "/users/@me/channels"]
-    with app.session_factory() as session:
-        assert session.scalars(select(AttemptRow)).all() == []
 
 
 async def test_autosharded_client_connects_when_configured(
