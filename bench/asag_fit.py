@@ -86,13 +86,13 @@ def _fmt(values: Sequence[float]) -> str:
 
 def constants_block(lexical: dict[str, Any], semantic: dict[str, Any] | None) -> str:
     lines = [
-        f"LEXICAL_WEIGHTS: tuple[float, ...] = {_fmt(lexical['weights'])}",
+        f"LEXICAL_WEIGHTS = {_fmt(lexical['weights'])}",
         f"LEXICAL_BIAS = {lexical['bias']:.4f}",
         f"LEXICAL_THRESHOLD = {lexical['threshold']:.4f}",
     ]
     if semantic is not None:
         lines += [
-            f"SEMANTIC_WEIGHTS: tuple[float, ...] = {_fmt(semantic['weights'])}",
+            f"SEMANTIC_WEIGHTS = {_fmt(semantic['weights'])}",
             f"SEMANTIC_BIAS = {semantic['bias']:.4f}",
             f"SEMANTIC_THRESHOLD = {semantic['threshold']:.4f}",
         ]

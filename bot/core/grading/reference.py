@@ -70,13 +70,13 @@ PARTIAL_MARGIN = 0.2
 # Feature order: see LEXICAL_FEATURES and SEMANTIC_FEATURES.
 # --------------------------------------------------------------------------
 LEXICAL_FEATURES = ("recall", "precision", "bigram", "negation", "fuzzy")
-SEMANTIC_FEATURES = (*LEXICAL_FEATURES, "cos_reference", "cos_question")
-LEXICAL_WEIGHTS: tuple[float, ...] = (1.8231, 0.0639, 0.3760, -0.8320, 2.8136)
+SEMANTIC_FEATURES = (*LEXICAL_FEATURES, "soft_recall", "cos_reference", "cos_question")
+LEXICAL_WEIGHTS = (1.8231, 0.0639, 0.3760, -0.8320, 2.8136)
 LEXICAL_BIAS = -2.1566
 LEXICAL_THRESHOLD = 0.4512
-SEMANTIC_WEIGHTS: tuple[float, ...] = (1.7246, 0.0411, 0.1235, -0.8182, 1.5106, 2.1184, 0.2040)
-SEMANTIC_BIAS = -2.7557
-SEMANTIC_THRESHOLD = 0.4856
+SEMANTIC_WEIGHTS = (0.4696, 0.1955, 0.1048, -0.8392, 1.3094, 2.9589, 0.6952, 0.3323)
+SEMANTIC_BIAS = -3.0679
+SEMANTIC_THRESHOLD = 0.4673
 # --------------------------------------------------------------------------
 
 _STOPWORD_TEXT = """
@@ -165,7 +165,18 @@ def _lexical_features(answer: _Text, reference: _Text, question: _Text) -> list[
 
 
 class _Embedder(Protocol):
-    def similarity(self, a: str, b: str) -> float: ...
+    def features(self, answer: str, references: Sequence[str], question: str) -> list[float]:
+        """SEMANTIC_FEATURES beyond the lexical ones, each its best over ``references``."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class _Encoded:
+    """One text through the model: its sentence vector and its content word pieces."""
+
+    sentence: Any  # (384,), L2-normalised mean of every token state
+    tokens: Any  # (k, 384), L2-normalised states of the content word pieces
+    pieces: tuple[str, ...]
 
 
 _TOKENIZER_RELPATH = Path("embeddings", "data", "all-MiniLM-L6-v2-onnx-int8", "tokenizer.json")
@@ -221,7 +232,7 @@ class _MiniLM:
         self._lock = threading.Lock()
         self.embed = lru_cache(maxsize=2048)(self._embed)
 
-    def _embed(self, text: str) -> Any:
+    def _embed(self, text: str) -> _Encoded:
         np = self._np
         enc = self._tokenizer.encode(text[:MAX_CHARS])
         ids = np.asarray([enc.ids], dtype=np.int64)
@@ -231,12 +242,39 @@ class _MiniLM:
             feeds["token_type_ids"] = np.zeros_like(ids)
         with self._lock:
             hidden = self._session.run(None, feeds)[0][0]
-        vec = hidden.mean(axis=0)
-        norm = float(np.linalg.norm(vec))
-        return vec / norm if norm > 0 else vec
+        sentence = hidden.mean(axis=0)
+        sentence = sentence / max(float(np.linalg.norm(sentence)), 1e-12)
+        keep = [
+            i
+            for i, piece in enumerate(enc.tokens)
+            if piece not in ("[CLS]", "[SEP]")
+            and piece.strip("#").isalnum()
+            and piece not in _STOPWORDS
+        ]
+        tokens = hidden[keep]
+        tokens = tokens / np.maximum(np.linalg.norm(tokens, axis=1, keepdims=True), 1e-12)
+        return _Encoded(sentence, tokens, tuple(enc.tokens[i] for i in keep))
 
-    def similarity(self, a: str, b: str) -> float:
-        return float(self._np.dot(self.embed(a), self.embed(b)))
+    def features(self, answer: str, references: Sequence[str], question: str) -> list[float]:
+        """Soft recall of the reference's new content, cosine to reference and to question.
+
+        Soft recall is BERTScore's recall over the reference's content word
+        pieces that the question does not already contain: each one's best
+        cosine against the answer's word pieces, averaged.
+        """
+        a = self.embed(answer)
+        q = self.embed(question) if question.strip() else None
+        given = set(q.pieces) if q is not None else set()
+        soft, cos = 0.0, -1.0
+        for text in references:
+            r = self.embed(text)
+            cos = max(cos, float(a.sentence @ r.sentence))
+            if len(a.pieces) and len(r.pieces):
+                best = (r.tokens @ a.tokens.T).max(axis=1)
+                new = [i for i, piece in enumerate(r.pieces) if piece not in given]
+                soft = max(soft, float(best[new].mean() if new else best.mean()))
+        cos_question = float(a.sentence @ q.sentence) if q is not None else 0.0
+        return [soft, max(cos, 0.0) if references else 0.0, cos_question]
 
 
 _lock = threading.Lock()
@@ -319,11 +357,10 @@ def reference_features(
     """The model's features for ``answer``: each is its best value over ``references``."""
     ans, q = _prepare(answer[:MAX_CHARS]), _prepare(question[:MAX_CHARS])
     rows = [_lexical_features(ans, _prepare(r[:MAX_CHARS]), q) for r in references]
-    feats = [max(col) for col in zip(*rows, strict=True)] if rows else [0.0] * 5
+    feats = [max(col) for col in zip(*rows, strict=True)] if rows else [0.0] * len(LEXICAL_FEATURES)
     if embedder is not None:
-        text = answer[:MAX_CHARS]
-        feats.append(max((embedder.similarity(text, r) for r in references), default=0.0))
-        feats.append(embedder.similarity(text, question) if question.strip() else 0.0)
+        clipped = [r[:MAX_CHARS] for r in references]
+        feats += embedder.features(answer[:MAX_CHARS], clipped, question[:MAX_CHARS])
     return feats
 
 
