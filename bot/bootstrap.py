@@ -23,6 +23,7 @@ from bot.core.errors import ConfigError
 from bot.core.events import Event
 from bot.core.leaderboard import WeeklyRecapJob
 from bot.core.messages import Outgoing
+from bot.core.mock import MockClockJob, MockReminderJob
 from bot.core.ports import UnitOfWork
 from bot.core.quiz import LiveQuizJob
 from bot.core.streaks import StreakNudgeJob
@@ -68,7 +69,15 @@ class App:
 def default_jobs() -> list[DueJob]:
     """The due jobs every deployment runs."""
     # Reveals run before posts, so a channel's answer is out before its next question.
-    return [DailyRevealJob(), DailyPostJob(), StreakNudgeJob(), LiveQuizJob(), WeeklyRecapJob()]
+    return [
+        DailyRevealJob(),
+        DailyPostJob(),
+        StreakNudgeJob(),
+        LiveQuizJob(),
+        WeeklyRecapJob(),
+        MockReminderJob(),
+        MockClockJob(),
+    ]
 
 
 def bootstrap(

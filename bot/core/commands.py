@@ -9,6 +9,7 @@ from bot.core import daily, home, leaderboard, quiz, stats, teams
 from bot.core.context import Context
 from bot.core.errors import NotAvailableYet, UserError
 from bot.core.messages import Card, Delivery, Outgoing, say
+from bot.core.mock import answer_running_mock, mock_action, mock_command
 from bot.core.streaks import show_streak
 from bot.core.timezones import parse_zone
 
@@ -41,6 +42,9 @@ def _daily(ctx: Context, args: str) -> list[Outgoing]:
 
 
 def _answer(ctx: Context, args: str) -> list[Outgoing]:
+    running = answer_running_mock(ctx, args)  # a running mock's open round comes first
+    if running is not None:
+        return running
     return quiz.answer_open_question(ctx, args)
 
 
@@ -125,7 +129,12 @@ _SPECS = [
         "accuracy by topic, weakest topics, streak, reviews due",
         stats.stats_command,
     ),
-    CommandSpec("mock", "/mock schedule WHEN | list | cancel ID", "mock interviews"),
+    CommandSpec(
+        "mock",
+        "/mock schedule WHEN [with @PEER] | list | cancel ID | reschedule ID WHEN | pair | history",
+        "mock interviews",
+        mock_command,
+    ),
     CommandSpec("tz", "/tz ZONE", "set your time zone (IANA name, e.g. Europe/Berlin)", _tz),
     CommandSpec(
         "studybot",
@@ -156,6 +165,7 @@ def handler_for(name: str) -> Handler:
 
 
 ACTIONS: dict[str, Callable[[Context, list[str], str], list[Outgoing]]] = {
+    "mock": mock_action,
     "daily": daily.daily_action,
     "quiz": quiz.quiz_action,
     "live": quiz.live_action,

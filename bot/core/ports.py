@@ -16,6 +16,7 @@ from bot.core.model import Attempt, Channel, DailyPrompt, User, Workspace
 
 if TYPE_CHECKING:
     from bot.core.leaderboard import LeaderboardRepository
+    from bot.core.mock_model import MockRepository
     from bot.core.quiz import QuizRepository
     from bot.core.schedule import DailyRepository, ScheduleRepository
     from bot.core.srs import ReviewRepository
@@ -152,6 +153,9 @@ class UnitOfWork(Protocol):
 
     @property
     def streaks(self) -> StreakRepository: ...
+
+    @property
+    def mocks(self) -> MockRepository: ...
 
     def __enter__(self) -> Self: ...
 

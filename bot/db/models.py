@@ -320,6 +320,17 @@ class MockInterviewRow(Base):
     thread_ref: Mapped[str | None] = mapped_column(String(64))
     created_at: Mapped[datetime]
     updated_at: Mapped[datetime]
+    # The mock's next clock-driven step (its start, a round's time box, the debrief wait);
+    # NULL once nothing more is due. The mock job looks only at this.
+    next_at: Mapped[datetime | None] = mapped_column(index=True)
+    position: Mapped[int] = mapped_column(Integer, default=0)  # the round being asked
+    in_dm: Mapped[bool] = mapped_column(Boolean, default=False)
+    candidate_accepted_at: Mapped[datetime | None]
+    interviewer_accepted_at: Mapped[datetime | None]
+    declined_by: Mapped[int | None] = mapped_column(ForeignKey("user.id", ondelete="SET NULL"))
+    started_at: Mapped[datetime | None]
+    ended_at: Mapped[datetime | None]
+    sequence: Mapped[int] = mapped_column(Integer, default=0)  # .ics SEQUENCE: bumps on a move
 
 
 class MockRoundRow(Base):
@@ -338,6 +349,12 @@ class MockRoundRow(Base):
     verdict: Mapped[str | None] = mapped_column(String(16))
     vote: Mapped[str | None] = mapped_column(String(16))
     note: Mapped[str | None] = mapped_column(Text)
+    topic: Mapped[str] = mapped_column(String(64), default="")
+    matched: Mapped[list[Any]] = mapped_column(default=list)
+    missed: Mapped[list[Any]] = mapped_column(default=list)
+    feedback: Mapped[str] = mapped_column(Text, default="")
+    answered_at: Mapped[datetime | None]
+    outcome: Mapped[str | None] = mapped_column(String(16))  # answered | timed_out | stopped
 
 
 class ReminderRow(Base):
@@ -351,6 +368,35 @@ class ReminderRow(Base):
     due_at: Mapped[datetime] = mapped_column(index=True)
     sent_at: Mapped[datetime | None]
     cancelled: Mapped[bool] = mapped_column(Boolean, default=False)
+
+
+class MockWindowRow(Base):
+    """A weekly window in which a user is free for a peer mock (local minutes, own zone)."""
+
+    __tablename__ = "mock_window"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    workspace_id: Mapped[int] = mapped_column(
+        ForeignKey("workspace.id", ondelete="CASCADE"), index=True
+    )
+    user_id: Mapped[int] = mapped_column(ForeignKey("user.id", ondelete="CASCADE"), index=True)
+    weekdays: Mapped[str] = mapped_column(String(20))  # "0,1,2,3,4": Monday is 0
+    start_minute: Mapped[int] = mapped_column(Integer)
+    end_minute: Mapped[int] = mapped_column(Integer)
+    timezone: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime]
+
+
+class MockPrefRow(Base):
+    """A user's mock settings: minutes before a mock at which to remind them."""
+
+    __tablename__ = "mock_pref"
+
+    user_id: Mapped[int] = mapped_column(
+        ForeignKey("user.id", ondelete="CASCADE"), primary_key=True
+    )
+    workspace_id: Mapped[int] = mapped_column(ForeignKey("workspace.id", ondelete="CASCADE"))
+    reminder_minutes: Mapped[list[Any]] = mapped_column(default=list)
 
 
 class OutboxRow(Base):

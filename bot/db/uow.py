@@ -10,6 +10,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from bot.core.clock import Clock
 from bot.db.daily import SqlDaily, SqlSchedules, SqlStreaks
 from bot.db.leaderboard import SqlLeaderboard
+from bot.db.mock import SqlMocks
 from bot.db.quiz import SqlQuizzes, SqlReviews
 from bot.db.repositories import (
     SqlAttempts,
@@ -46,6 +47,7 @@ class SqlUnitOfWork:
         self.schedules = SqlSchedules(self.session, self._clock)
         self.daily = SqlDaily(self.session, self._clock)
         self.streaks = SqlStreaks(self.session, self._clock)
+        self.mocks = SqlMocks(self.session, self._clock)
         return self
 
     def __exit__(
