@@ -30,6 +30,8 @@ AnyCommand = app_commands.Command[Any, ..., None] | app_commands.Group
 MAX_CHOICES = 25
 DESCRIPTION = 100
 PERIODS = ("week", "month", "all")
+QUIZ_MODES = ("live", "resume", "abandon")
+DIFFICULTIES = ("easy", "medium", "hard")
 COMMON_ZONES = (
     "UTC",
     "Europe/London",
@@ -52,7 +54,8 @@ COMMON_ZONES = (
 # (option name, text put before its value). Options not listed follow in the order received.
 ARG_ORDER: Mapping[str, Sequence[tuple[str, str]]] = {
     "answer": (("text", ""),),
-    "quiz": (("topic", ""), ("count", "")),
+    "quiz": (("mode", ""), ("topic", ""), ("count", ""), ("difficulty", "")),
+    "review": (("topic", ""), ("count", "")),
     "leaderboard": (("period", ""), ("team", "team ")),
     "team join": (("name", ""),),
     "team leave": (("name", ""),),
@@ -169,22 +172,48 @@ def build_commands(
             name="answer", description=_description(spec), callback=answer
         )
 
+    def with_topics(callback: Any) -> Any:
+        if len(topics) <= MAX_CHOICES:
+            return app_commands.choices(topic=_choices((t, t) for t in topics))(callback)
+        return app_commands.autocomplete(topic=topic_autocomplete)(callback)
+
     if spec := spec_of("quiz"):
 
-        @app_commands.describe(topic="a topic (default: all)", count="how many questions")
+        @app_commands.describe(
+            mode="a live round in the channel, or your open quiz (default: a new personal quiz)",
+            topic="a topic (default: all)",
+            count="how many questions",
+            difficulty="only questions of this difficulty",
+        )
+        @app_commands.choices(
+            mode=_choices((m, m) for m in QUIZ_MODES),
+            difficulty=_choices((d, d) for d in DIFFICULTIES),
+        )
         async def quiz(
             interaction: discord.Interaction,
+            mode: str | None = None,
             topic: str | None = None,
-            count: app_commands.Range[int, 1, 50] | None = None,
+            count: app_commands.Range[int, 1, 20] | None = None,
+            difficulty: str | None = None,
         ) -> None:
             await dispatch(interaction)
 
-        if len(topics) <= MAX_CHOICES:
-            quiz = app_commands.choices(topic=_choices((t, t) for t in topics))(quiz)
-        else:
-            quiz = app_commands.autocomplete(topic=topic_autocomplete)(quiz)
         built["quiz"] = app_commands.Command(
-            name="quiz", description=_description(spec), callback=quiz
+            name="quiz", description=_description(spec), callback=with_topics(quiz)
+        )
+
+    if spec := spec_of("review"):
+
+        @app_commands.describe(topic="a topic (default: all)", count="how many questions")
+        async def review(
+            interaction: discord.Interaction,
+            topic: str | None = None,
+            count: app_commands.Range[int, 1, 20] | None = None,
+        ) -> None:
+            await dispatch(interaction)
+
+        built["review"] = app_commands.Command(
+            name="review", description=_description(spec), callback=with_topics(review)
         )
 
     if spec := spec_of("streak"):
@@ -305,7 +334,7 @@ def autocomplete_choices(data: Mapping[str, Any], topics: Sequence[str]) -> list
     current = str(focused.get("value") or "")
     if name == "tz" and focused.get("name") == "zone":
         pairs = zone_choices(current)
-    elif name == "quiz" and focused.get("name") == "topic":
+    elif name in ("quiz", "review") and focused.get("name") == "topic":
         pairs = topic_choices(topics, current)
     else:
         pairs = []

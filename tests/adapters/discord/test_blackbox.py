@@ -101,7 +101,7 @@ async def _post(url: str, key: SigningKey, payload: dict[str, Any]) -> tuple[int
         return response.status, json.loads(text) if text else None
 
 
-async def test_studybot_run_answers_ping_daily_with_buttons_and_a_click(
+async def test_studybot_run_answers_ping_quiz_with_buttons_and_a_click(
     fake: FakeDiscord, tmp_path: Path
 ) -> None:
     key = SigningKey.generate()
@@ -117,20 +117,28 @@ async def test_studybot_run_answers_ping_daily_with_buttons_and_a_click(
         assert fake.identify is not None  # the gateway is connected too
         assert await _post(url, key, p.ping()) == (200, {"type": 1})
 
-        # /quiz is not in the core yet (issue 6): /daily posts a choice question with buttons
-        status, first = await _post(url, key, p.command("daily"))
-        assert status == 200 and first["type"] in (4, 5)
-        post = await fake.wait_call("POST", rf"^/channels/{p.CHANNEL_ID}/messages$", DEADLINE)
-        buttons = [c for row in post.json["components"] for c in row["components"]]
+        command = p.command("quiz", [{"type": 4, "name": "count", "value": 2}])
+        status, first = await _post(url, key, command)
+        assert status == 200
+        if first["type"] == 5:  # the machine was slow: deferred, then the reply edits it in
+            edit = await fake.wait_call(
+                "PATCH", rf"^/webhooks/{p.APP_ID}/{command['token']}/messages/@original$", DEADLINE
+            )
+            reply = edit.json
+        else:
+            assert first["type"] == 4
+            reply = first["data"]
+            assert reply["flags"] == 64  # a personal quiz is private
+        buttons = [c for row in reply["components"] for c in row["components"]]
         assert buttons and all(len(b["custom_id"]) <= 100 for b in buttons)
+        assert all(b["custom_id"].startswith("quiz:") for b in buttons)
 
-        message_id = next(iter(fake.messages))
-        status, answer = await _post(url, key, p.button(buttons[0]["custom_id"], message_id))
+        status, answer = await _post(url, key, p.button(buttons[0]["custom_id"], p.snowflake()))
     assert status == 200
     if buttons[0]["custom_id"].endswith(":form"):
         assert answer["type"] == 9  # a free-text question: the click opens the answer modal
     else:
-        assert answer["type"] == 4 and answer["data"]["flags"] == 64  # graded, only for them
+        assert answer["type"] in (4, 5)  # graded (or deferred on a slow machine)
 
 
 async def test_discord_sync_uploads_every_command_to_one_guild(fake: FakeDiscord) -> None:

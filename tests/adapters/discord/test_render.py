@@ -37,7 +37,8 @@ FIXED_SPECS = {
     for spec in (
         CommandSpec("daily", "/daily", "show today's daily question"),
         CommandSpec("answer", "/answer TEXT", "answer the open question"),
-        CommandSpec("quiz", "/quiz [TOPIC] [N]", "start a personal quiz"),
+        CommandSpec("quiz", "/quiz [TOPIC] [N] [DIFFICULTY] | live | resume", "a quiz"),
+        CommandSpec("review", "/review [TOPIC] [N]", "review what is due"),
         CommandSpec("streak", "/streak", "your streak"),
         CommandSpec("leaderboard", "/leaderboard [week|month|all] [team NAME]", "the board"),
         CommandSpec("team", "/team join NAME | leave NAME", "study groups"),
@@ -176,8 +177,11 @@ async def test_every_app_command_payload_matches_its_snapshot() -> None:
     by_name = {c["name"]: c for c in payloads}
     period = by_name["leaderboard"]["options"][0]
     assert [c["value"] for c in period["choices"]] == ["week", "month", "all"]
-    topic = by_name["quiz"]["options"][0]
+    mode, topic, _count, difficulty = by_name["quiz"]["options"]
+    assert [c["value"] for c in mode["choices"]] == ["live", "resume", "abandon"]
     assert [c["value"] for c in topic["choices"]] == ["cuda", "mig", "mps", "time-slicing"]
+    assert [c["value"] for c in difficulty["choices"]] == ["easy", "medium", "hard"]
+    assert by_name["review"]["options"][0]["choices"] == topic["choices"]
     assert by_name["tz"]["options"][0]["autocomplete"] is True
     assert int(by_name["studybot"]["default_member_permissions"]) == 1 << 5  # Manage Server
     assert [o["name"] for o in by_name["team"]["options"]] == ["join", "leave"]
@@ -203,7 +207,8 @@ async def test_more_than_25_topics_become_an_autocomplete() -> None:
         client
     )
     (quiz,) = [c for c in build_commands(never, [f"t{i}" for i in range(30)]) if c.name == "quiz"]
-    topic = quiz.to_dict(tree)["options"][0]
+    topic = quiz.to_dict(tree)["options"][1]
+    assert topic["name"] == "topic"
     assert topic["autocomplete"] is True and "choices" not in topic
     await client.close()
 

@@ -100,6 +100,10 @@ def _opt(name: str, value: Any, kind: int = 3) -> dict[str, Any]:
         ({"name": "daily"}, ("daily", "")),
         ({"name": "quiz", "options": [_opt("count", 3, 4), _opt("topic", "mig")]}, "mig 3"),
         (
+            {"name": "quiz", "options": [_opt("difficulty", "hard"), _opt("mode", "live")]},
+            "live hard",
+        ),
+        (
             {"name": "leaderboard", "options": [_opt("team", "infra"), _opt("period", "week")]},
             "week team infra",
         ),
