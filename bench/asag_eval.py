@@ -152,6 +152,13 @@ def evaluate_grader(mode: str, rows: Sequence[Row]) -> dict[str, Any]:
     )
     pred = [1 if p >= threshold else 0 for p in probs]
     out = _report(gold, pred, rows)
+    strict = reference.SEMANTIC_STRICT if mode == reference.SEMANTIC else reference.LEXICAL_STRICT
+    passes = [g for g, p in zip(gold, probs, strict=True) if p >= strict]
+    out["strict_paraphrase_check"] = {
+        "threshold": strict,
+        "passes": len(passes),
+        "precision": round(sum(passes) / len(passes), 4) if passes else None,
+    }
     out.update(
         available=True,
         threshold=threshold,

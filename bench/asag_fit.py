@@ -77,7 +77,28 @@ def fit(mode: str, tune: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
     probs = [float(v) for v in 1 / (1 + np.exp(-z))]
     threshold = best_threshold(probs, [int(v) for v in y])
     tune_f1 = macro_f1([int(v) for v in y], [1 if p >= threshold else 0 for p in probs])
-    return {"weights": weights, "bias": bias, "threshold": threshold, "tune_macro_f1": tune_f1}
+    return {
+        "weights": weights,
+        "bias": bias,
+        "threshold": threshold,
+        "strict": max(threshold, strict_threshold(probs, [int(v) for v in y])),
+        "tune_macro_f1": tune_f1,
+    }
+
+
+def strict_threshold(probs: Sequence[float], gold: Sequence[int], precision: float = 0.9) -> float:
+    """The lowest threshold whose passes are right at least ``precision`` of the time (tune).
+
+    For callers that must add no false passes, such as a rubric point's
+    paraphrase check; at least 50 passes so one lucky answer cannot set it.
+    """
+    ranked = sorted(zip(probs, gold, strict=True), reverse=True)
+    best, right = 1.0, 0
+    for n, (p, g) in enumerate(ranked, start=1):
+        right += g
+        if n >= 50 and right / n >= precision:
+            best = p
+    return best
 
 
 def _fmt(values: Sequence[float]) -> str:
@@ -89,12 +110,14 @@ def constants_block(lexical: dict[str, Any], semantic: dict[str, Any] | None) ->
         f"LEXICAL_WEIGHTS = {_fmt(lexical['weights'])}",
         f"LEXICAL_BIAS = {lexical['bias']:.4f}",
         f"LEXICAL_THRESHOLD = {lexical['threshold']:.4f}",
+        f"LEXICAL_STRICT = {lexical['strict']:.4f}",
     ]
     if semantic is not None:
         lines += [
             f"SEMANTIC_WEIGHTS = {_fmt(semantic['weights'])}",
             f"SEMANTIC_BIAS = {semantic['bias']:.4f}",
             f"SEMANTIC_THRESHOLD = {semantic['threshold']:.4f}",
+            f"SEMANTIC_STRICT = {semantic['strict']:.4f}",
         ]
     return "\n".join(lines)
 

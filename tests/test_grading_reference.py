@@ -183,6 +183,15 @@ def test_probability_uses_alternative_references(lexical: None) -> None:
     assert p_alt > p_one
 
 
+def test_paraphrase_check_is_strict(lexical: None) -> None:
+    assert ref.is_paraphrase(MODEL, MODEL)
+    assert not ref.is_paraphrase(UNRELATED, MODEL)
+    assert not ref.is_paraphrase("", MODEL)
+    assert not ref.is_paraphrase("MIG gives isolated instances.", MODEL)
+    assert ref.LEXICAL_STRICT >= ref.LEXICAL_THRESHOLD
+    assert ref.SEMANTIC_STRICT >= ref.SEMANTIC_THRESHOLD
+
+
 def test_importing_loads_no_model() -> None:
     code = (
         "import sys\n"
