@@ -76,8 +76,7 @@ class MatplotlibCharts:
         with _LOCK:
             fig, ax = plt.subplots(figsize=(max(4.0, weeks * 0.28 + 1.5), 2.6))
             try:
-                cmap = plt.get_cmap("Greens").copy()
-                cmap.set_bad("white")
+                cmap = plt.get_cmap("Greens").with_extremes(bad="white")
                 top = max([*counts.values(), 1])
                 ax.imshow(grid, cmap=cmap, vmin=0, vmax=top, aspect="equal")
                 ax.set_yticks(range(7), labels=["Mon", "", "Wed", "", "Fri", "", "Sun"])

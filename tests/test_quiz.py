@@ -20,6 +20,7 @@ from bot.core.bank import QuestionBank
 from bot.core.clock import SimulatedClock
 from bot.core.content import Question, question_from_dict
 from bot.core.errors import UserError
+from bot.core.events import Event, EventKind
 from bot.core.messages import Delivery, Outgoing
 from bot.core.quiz import MAX_N, parse_request
 from bot.db.models import AttemptRow, PointsBucketRow, QuizSessionRow, ReviewCardRow
@@ -71,22 +72,38 @@ def make_app(db_url: str, clock: SimulatedClock, charts_dir: Path) -> App:
     )
 
 
-@pytest.fixture
-def quiz_app(db_url: str, clock: SimulatedClock, tmp_path: Path) -> Iterator[App]:
+def running_app(db_url: str, clock: SimulatedClock, tmp_path: Path) -> Iterator[App]:
+    """The app with the test bank, closed afterwards (the body of the app fixtures)."""
     application = make_app(db_url, clock, tmp_path / "charts")
     yield application
     application.close()
 
 
 @pytest.fixture
-def qchat(quiz_app: App) -> Transcript:
-    transcript = Transcript(quiz_app)
+def quiz_app(sqlite_url: str, clock: SimulatedClock, tmp_path: Path) -> Iterator[App]:
+    """The app on SQLite: transcripts that do not depend on the database engine."""
+    yield from running_app(sqlite_url, clock, tmp_path)
+
+
+@pytest.fixture
+def any_app(db_url: str, clock: SimulatedClock, tmp_path: Path) -> Iterator[App]:
+    """The app on every configured backend (SQLite, and PostgreSQL when set)."""
+    yield from running_app(db_url, clock, tmp_path)
+
+
+def chat_for(app: App, user: str = "alice", channel: str = "general") -> Transcript:
+    """A transcript whose user has been here before (workspace, user and channel exist), so
+    that "nothing written" compares only the rows a command itself would write."""
+    transcript = Transcript(app, user=user, channel=channel)
     asyncio.run(transcript.session.start())
-    # Alice has been here before: her workspace, user and channel rows exist, so that
-    # "nothing written" compares the rows a command itself would write.
     transcript.send("/help")
     transcript.messages.clear()
     return transcript
+
+
+@pytest.fixture
+def qchat(quiz_app: App) -> Transcript:
+    return chat_for(quiz_app)
 
 
 def current_question(app: App) -> Question:
@@ -143,9 +160,8 @@ def test_the_last_answer_brings_a_summary_with_score_topics_and_what_to_review(
     assert f"Question {wrong_q.id}?" in text
 
 
-def test_quiz_answers_are_stored_with_cards_but_earn_no_board_points(
-    qchat: Transcript, quiz_app: App
-) -> None:
+def test_quiz_answers_are_stored_with_cards_but_earn_no_board_points(any_app: App) -> None:
+    quiz_app, qchat = any_app, chat_for(any_app)
     qchat.send("/quiz cuda 2")
     answer_right(qchat, quiz_app)
     answer_right(qchat, quiz_app)
@@ -179,17 +195,18 @@ def test_choice_buttons_answer_the_quiz_and_stale_buttons_are_refused(
     question_card = qchat.send("/quiz cuda 2")[-1]
     button = question_card.card.buttons[0].action
     assert button.startswith("quiz:") and button.endswith(":A")
-    first = asyncio.run(quiz_app.handle(_action(button)))
+    first = asyncio.run(quiz_app.handle(action_event(button)))
     assert "Correct" in first[0].text
-    again = asyncio.run(quiz_app.handle(_action(button)))
+    again = asyncio.run(quiz_app.handle(action_event(button)))
     assert "already answered" in again[0].text
 
 
-def _action(action: str, user: str = "alice", text: str = "") -> Any:
-    from bot.core.events import Event, EventKind
-
+def action_event(
+    action: str, user: str = "alice", text: str = "", channel: str = "general"
+) -> Event:
+    """A button click (or form submission) as an adapter would hand it to the core."""
     return Event(
-        EventKind.ACTION, "console", "console", "general", user, user, action=action, text=text
+        EventKind.ACTION, "console", "console", channel, user, user, action=action, text=text
     )
 
 
@@ -215,7 +232,7 @@ def test_resume_shows_the_current_question_again(qchat: Transcript, quiz_app: Ap
 def test_abandon_closes_the_quiz_and_a_new_one_can_start(qchat: Transcript, quiz_app: App) -> None:
     first = qchat.send("/quiz mig 3")[-1]
     abandon = next(b.action for b in qchat.send("/quiz")[0].card.buttons if b.label == "Abandon")
-    assert "abandoned" in asyncio.run(quiz_app.handle(_action(abandon)))[0].text
+    assert "abandoned" in asyncio.run(quiz_app.handle(action_event(abandon)))[0].text
     started = qchat.send("/quiz cuda 1")
     assert started[-1].card.title == "Quiz · question 1 of 1"
     assert started[-1].card.buttons[0].action != first.card.buttons[0].action
@@ -230,8 +247,9 @@ def test_resume_and_abandon_without_an_open_quiz_say_so(qchat: Transcript) -> No
 
 
 def test_a_quiz_survives_a_restart(
-    db_url: str, clock: SimulatedClock, tmp_path: Path, quiz_app: App, qchat: Transcript
+    db_url: str, clock: SimulatedClock, tmp_path: Path, any_app: App
 ) -> None:
+    quiz_app, qchat = any_app, chat_for(any_app)
     qchat.send("/quiz mig 3")
     answer_right(qchat, quiz_app)
     quiz_app.close()
@@ -338,3 +356,10 @@ def test_valid_quiz_arguments_parse_in_any_order_and_case(
     line = " ".join(words[i] for i in order if words[i])
     request = parse_request(line.upper() if upper else line, TOPICS)
     assert (request.topic, request.n, request.difficulty) == (topic, n, difficulty)
+
+
+def test_quiz_answers_count_for_the_daily_streak(qchat: Transcript, quiz_app: App) -> None:
+    qchat.send("/quiz cuda 1")
+    feedback = answer_right(qchat, quiz_app)[0]
+    assert "🔥 1" in feedback.text and "streak" in feedback.text
+    assert "Streak: 1 day (longest 1)" in qchat.say("/stats")

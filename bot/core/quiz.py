@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
-from rapidfuzz import process
+from rapidfuzz import process, utils
 
-from bot.core import daily, leaderboard, srs
+from bot.core import daily, leaderboard, srs, streaks
 from bot.core.content import Question
 from bot.core.context import Context, Services
 from bot.core.errors import UserError
@@ -146,7 +146,11 @@ def _topic_or_error(word: str, topics: list[str]) -> str:
     found = by_fold.get(word.casefold())
     if found is not None:
         return found
-    match = process.extractOne(word, topics, score_cutoff=50) if topics else None
+    match = (
+        process.extractOne(word, topics, processor=utils.default_process, score_cutoff=50)
+        if topics
+        else None
+    )
     hint = f" Did you mean {match[0]}?" if match else ""
     shown = word if len(word) <= 40 else word[:40] + "…"
     raise UserError(f"There is no topic {shown!r}.{hint} Topics: {', '.join(topics)}.")
@@ -346,7 +350,7 @@ def _start_personal(
             raise UserError("Your quiz could not be started; please try again.")
         return _offer(ctx, existing)
     replies: list[Outgoing] = []
-    if len(question_ids) < request.n:
+    if mode == PERSONAL and len(question_ids) < request.n:
         replies.append(
             say(
                 ctx.user.external_id,
@@ -432,8 +436,9 @@ def _record_practice(
     session: QuizSession,
     points: int,
     now: datetime,
-) -> tuple[Attempt, srs.ReviewCard]:
-    """Store the attempt and move the question's review card, in this transaction."""
+) -> tuple[Attempt, srs.ReviewCard, str]:
+    """Store the attempt, move the question's review card and record the streak activity,
+    in this transaction; returns them and the streak note for the reply ("" if none)."""
     attempt = ctx.uow.attempts.add(
         Attempt(
             user_id=ctx.user.id,
@@ -461,7 +466,9 @@ def _record_practice(
         card, user=ctx.user, question_id=question.id, rating=rating, now=now, zone=ctx.user_zone
     )
     ctx.uow.reviews.save(new_card)
-    return attempt, new_card
+    # Quiz answers, personal or live, count for the daily streak too.
+    note = streaks.streak_note(streaks.record_activity(ctx.uow, ctx.user, now))
+    return attempt, new_card, note
 
 
 def answer_personal(
@@ -475,7 +482,7 @@ def answer_personal(
         raise UserError("That question is no longer in the bank. Type /quiz abandon.")
     result = grade(question, answer)
     now = ctx.now
-    _attempt, card = _record_practice(ctx, question, result, answer, session, 0, now)
+    _attempt, card, streak = _record_practice(ctx, question, result, answer, session, 0, now)
     results = [
         *session.data.get("results", []),
         {"q": question.id, "score": result.score, "verdict": result.verdict.value},
@@ -498,6 +505,7 @@ def answer_personal(
         blocks=(
             f"{mark} {result.verdict.value.capitalize()} ({round(result.score * 100)}%)",
             result.feedback,
+            *((streak,) if streak else ()),
         ),
         footer=f"Next review: {srs.describe_due(card.due_at, now, ctx.user_zone)}",
     )
@@ -682,7 +690,7 @@ def answer_live(
             now=now,
         )
     points = live_points(question, result, elapsed, seconds) if moved is not None else 0
-    _record_practice(ctx, question, result, answer, session, points, now)
+    _attempt, _card, streak = _record_practice(ctx, question, result, answer, session, points, now)
     leaderboard.record(ctx.uow, ctx.workspace, ctx.user.id, points, now)
     if moved is None:
         text = (
@@ -690,6 +698,7 @@ def answer_live(
             if result.verdict.value == "correct"
             else "Not quite. One answer per question: wait for the next one."
         )
+        text = f"{text} {streak}".strip()
         return [say(ctx.user.external_id, text, channel=ctx.channel.external_id)]
     base = daily.points_for(question, result)
     _post(
@@ -710,9 +719,8 @@ def answer_live(
         _post_standings(ctx.uow, ctx.services, ctx.workspace, ctx.channel, moved, now, "")
     else:
         _post_live_question(ctx.uow, ctx.services, ctx.workspace, ctx.channel, moved, now)
-    return [
-        say(ctx.user.external_id, f"Correct! +{points} points.", channel=ctx.channel.external_id)
-    ]
+    text = f"Correct! +{points} points. {streak}".strip()
+    return [say(ctx.user.external_id, text, channel=ctx.channel.external_id)]
 
 
 def standings(uow: UnitOfWork, workspace: Workspace, session: QuizSession) -> list[str]:

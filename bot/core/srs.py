@@ -80,11 +80,8 @@ def review(
     zone: tzinfo,
 ) -> ReviewCard:
     """The card after one review at ``now`` with ``rating``; a new card when ``card`` is None."""
-    fsrs_card = (
-        FsrsCard(card_id=1, due=now)
-        if card is None
-        else FsrsCard.from_dict(card.state)  # type: ignore[arg-type]
-    )
+    stored: Any = card.state if card is not None else None  # fsrs's own dict form
+    fsrs_card = FsrsCard.from_dict(stored) if stored else FsrsCard(card_id=1, due=now)
     fsrs_card, _log = _SCHEDULER.review_card(fsrs_card, rating, now)
     due = _snap_to_local_day(fsrs_card.due, now, zone)
     state: dict[str, Any] = dict(fsrs_card.to_dict())

@@ -4,11 +4,10 @@ calendar heatmap of the days with answers."""
 from __future__ import annotations
 
 import re
-from collections import Counter
-from datetime import date, datetime, timedelta, tzinfo
+from datetime import date, timedelta, tzinfo
 from typing import Protocol
 
-from bot.core import srs
+from bot.core import srs, streaks
 from bot.core.context import Context
 from bot.core.errors import NotFound, UserError
 from bot.core.messages import Attachment, Card, Delivery, Field, Outgoing
@@ -30,16 +29,8 @@ class StatsRepository(Protocol):
         """Per question the user answered: (question id, answers, sum of scores, correct)."""
         ...
 
-    def answer_times(self, workspace: Workspace, user: User, since: datetime) -> list[datetime]:
-        """When the user answered anything, from ``since`` on."""
-        ...
-
     def find_user(self, workspace: Workspace, handle: str) -> User | None:
         """The user whose platform id or name is ``handle`` (any case)."""
-        ...
-
-    def streak(self, workspace: Workspace, user: User) -> tuple[int, int, date | None] | None:
-        """The user's (current, longest, last active local date), if any."""
         ...
 
 
@@ -60,18 +51,6 @@ def target_user(ctx: Context, args: str) -> User:
     return user
 
 
-def current_streak(ctx: Context, user: User) -> tuple[int, int]:
-    """(current, longest): the current streak is broken once a whole local day was missed."""
-    row = ctx.uow.stats.streak(ctx.workspace, user)
-    if row is None:
-        return 0, 0
-    current, longest, last_day = row
-    today = ctx.now.astimezone(srs_zone(ctx, user)).date()
-    if last_day is None or last_day < today - timedelta(days=1):
-        current = 0
-    return current, max(longest, current)
-
-
 def srs_zone(ctx: Context, user: User) -> tzinfo:
     return zone(user.timezone or ctx.workspace.timezone)
 
@@ -79,15 +58,12 @@ def srs_zone(ctx: Context, user: User) -> tzinfo:
 def activity(
     ctx: Context, user: User, weeks: int = CALENDAR_WEEKS
 ) -> tuple[dict[date, int], date, date]:
-    """Answers per local day over the last ``weeks`` weeks (ending today), in the user's zone."""
-    tz = srs_zone(ctx, user)
-    end = ctx.now.astimezone(tz).date()
+    """Answers per local day over the last ``weeks`` weeks (ending today), from the streak
+    calendar (days in the user's zone)."""
+    end = ctx.now.astimezone(zone(ctx.uow.streaks.zone_of(user))).date()
     start = end - timedelta(days=7 * weeks - 1)
-    since = ctx.now - timedelta(days=7 * weeks + 1)
-    counts = Counter(
-        t.astimezone(tz).date() for t in ctx.uow.stats.answer_times(ctx.workspace, user, since)
-    )
-    return {d: c for d, c in counts.items() if start <= d <= end}, start, end
+    days = ctx.uow.streaks.days(user, start, end)
+    return {d: mark.answers for d, mark in days.items() if mark.answers}, start, end
 
 
 def stats_command(ctx: Context, args: str) -> list[Outgoing]:
@@ -118,8 +94,13 @@ def stats_command(ctx: Context, args: str) -> list[Outgoing]:
         )[:WEAKEST]
         if weak:
             blocks.append("Weakest: " + ", ".join(f"{t} ({round(s[0] * 100)}%)" for t, s in weak))
-    current, longest = current_streak(ctx, user)
-    fields.append(Field("Streak", f"{current} day{'s' * (current != 1)} (longest {longest})"))
+    streak = streaks.current_streak(ctx.uow, user, ctx.now)
+    fields.append(
+        Field(
+            "Streak",
+            f"{streak.current} day{'s' * (streak.current != 1)} (longest {streak.longest})",
+        )
+    )
     due = ctx.uow.reviews.count_due(ctx.workspace, user, ctx.now)
     cards = ctx.uow.reviews.for_user(ctx.workspace, user)
     upcoming = min((c.due_at for c in cards if c.due_at > ctx.now), default=None)

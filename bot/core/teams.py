@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
-from rapidfuzz import process
+from rapidfuzz import process, utils
 
 from bot.core.context import Context
 from bot.core.errors import NotFound, UserError
@@ -85,7 +85,11 @@ def find_team(ctx: Context, raw: str) -> Team:
     if team is not None:
         return team
     names = [t.name for t in ctx.uow.teams.all(ctx.workspace)]
-    match = process.extractOne(name, names, score_cutoff=60) if names else None
+    match = (
+        process.extractOne(name, names, processor=utils.default_process, score_cutoff=60)
+        if names
+        else None
+    )
     hint = f" Did you mean {match[0]}?" if match else " See /team list."
     raise NotFound(f"There is no team called {name!r}.{hint}")
 

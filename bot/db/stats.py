@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from datetime import date, datetime
-
 from sqlalchemy import case, func, or_, select
 
 from bot.core.model import User, Workspace
-from bot.db.models import AttemptRow, StreakRow, UserRow
+from bot.db.models import AttemptRow, UserRow
 from bot.db.repositories import _Repo, _user
 
 
@@ -27,17 +25,6 @@ class SqlStats(_Repo):
         ).all()
         return [(q, int(n), float(s or 0.0), int(c or 0)) for q, n, s, c in rows]
 
-    def answer_times(self, workspace: Workspace, user: User, since: datetime) -> list[datetime]:
-        return list(
-            self.session.scalars(
-                select(AttemptRow.answered_at).where(
-                    AttemptRow.user_id == user.id,
-                    AttemptRow.workspace_id == workspace.id,
-                    AttemptRow.answered_at >= since,
-                )
-            )
-        )
-
     def find_user(self, workspace: Workspace, handle: str) -> User | None:
         key = handle.casefold()
         row = self.session.scalars(
@@ -50,9 +37,3 @@ class SqlStats(_Repo):
             .limit(1)
         ).one_or_none()
         return _user(row) if row is not None else None
-
-    def streak(self, workspace: Workspace, user: User) -> tuple[int, int, date | None] | None:
-        row = self.session.get(StreakRow, user.id)
-        if row is None or row.workspace_id != workspace.id:
-            return None
-        return row.current, row.longest, row.last_day

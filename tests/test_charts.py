@@ -1,0 +1,89 @@
+"""Charts: PNGs drawn headless with matplotlib; the console writes them and prints the path;
+without matplotlib the bot says how to get charts and answers in text."""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import json
+import sys
+from collections.abc import Iterator
+from datetime import date, timedelta
+from pathlib import Path
+
+import pytest
+
+from bot.adapters.console.run import run_console
+from bot.bootstrap import App
+from bot.charts import MatplotlibCharts, default_chart_renderer
+from bot.core.clock import SimulatedClock
+from tests.test_quiz import chat_for, running_app
+
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.fixture
+def quiz_app(sqlite_url: str, clock: SimulatedClock, tmp_path: Path) -> Iterator[App]:
+    yield from running_app(sqlite_url, clock, tmp_path)
+
+
+def test_a_bar_chart_is_a_png() -> None:
+    png = MatplotlibCharts().bar_chart("Board", ["ann", "bea " * 20], [30.0, 20.0], highlight=1)
+    assert png.startswith(PNG) and len(png) > 1000
+
+
+def test_a_calendar_heatmap_is_a_png() -> None:
+    end = date(2026, 12, 1)
+    counts = {end - timedelta(days=d): d % 4 for d in range(0, 180, 3)}
+    png = MatplotlibCharts().calendar_heatmap("Streak", counts, end - timedelta(days=181), end)
+    assert png.startswith(PNG)
+
+
+def test_the_console_writes_the_chart_and_prints_its_path(quiz_app: App, tmp_path: Path) -> None:
+    out = io.StringIO()
+    lines = b"/quiz cuda 1\nA\n/stats\n"
+    run_console(
+        quiz_app,
+        user="alice",
+        channel="general",
+        tz=None,
+        json_lines=True,
+        stdin=io.BytesIO(lines),
+        stdout=out,
+        interactive=False,
+    )
+    messages = [json.loads(line) for line in out.getvalue().splitlines()]
+    stats = next(m for m in messages if m.get("title") == "Your stats")
+    (path,) = stats["attachments"]
+    assert Path(path) == tmp_path / "charts" / "streak-alice.png"
+    assert Path(path).read_bytes().startswith(PNG)
+
+
+def test_the_console_text_mode_prints_the_path(quiz_app: App, tmp_path: Path) -> None:
+    out = io.StringIO()
+    run_console(
+        quiz_app,
+        user="alice",
+        channel="general",
+        tz=None,
+        json_lines=False,
+        stdin=io.BytesIO(b"/stats\n"),
+        stdout=out,
+        interactive=False,
+    )
+    assert f"file: {tmp_path / 'charts' / 'streak-alice.png'}" in out.getvalue()
+
+
+def test_without_matplotlib_the_bot_answers_in_text_and_says_how_to_get_charts(
+    quiz_app: App, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    assert default_chart_renderer() is None
+    quiz_app.bot.services = dataclasses.replace(quiz_app.bot.services, charts=None)
+    chat = chat_for(quiz_app)
+    stats = chat.send("/stats")[0]
+    assert stats.attachments == ()
+    assert "pip install 'studybot[charts]'" in stats.text
+    chat.send("/team create Solo")
+    board = chat.send("/leaderboard teams")[0]
+    assert board.attachments == () and "studybot[charts]" in board.text
