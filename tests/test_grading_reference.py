@@ -239,6 +239,14 @@ def test_semantic_backend_loads_without_network(
     assert 0.0 <= grade.score <= 1.0
 
 
+def test_warm_up_is_harmless_in_both_modes(semantic: None) -> None:
+    ref.warm_up_question(question())
+    ref.set_reference_backend(ref.LEXICAL)
+    ref.warm_up_question(question(model_answer="One idea. Another idea."))
+    ref.set_reference_backend(ref.SEMANTIC)
+    assert ref.grade_against_reference(question(), MODEL).verdict is Verdict.CORRECT
+
+
 def test_semantic_model_is_loaded_once(semantic: None) -> None:
     first = ref._get_embedder()
     ref.grade_against_reference(question(), PARAPHRASE)

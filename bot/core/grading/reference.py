@@ -51,6 +51,8 @@ __all__ = [
     "reference_backend",
     "reference_probability",
     "set_reference_backend",
+    "warm_up",
+    "warm_up_question",
 ]
 
 LEXICAL = "lexical"
@@ -382,6 +384,25 @@ def reference_probability(
     if embedder is not None:
         return _logistic(feats, SEMANTIC_WEIGHTS, SEMANTIC_BIAS), SEMANTIC_THRESHOLD, SEMANTIC
     return _logistic(feats, LEXICAL_WEIGHTS, LEXICAL_BIAS), LEXICAL_THRESHOLD, LEXICAL
+
+
+def warm_up(texts: Sequence[str]) -> None:
+    """Load the backend and embed ``texts`` (model answers, prompts) ahead of grading.
+
+    Optional: grading does this on first use; calling it when a pack loads
+    keeps the first answer to each question as fast as the rest.
+    """
+    embedder = _get_embedder()
+    if isinstance(embedder, _MiniLM):
+        for text in texts:
+            if text.strip():
+                embedder.embed(text[:MAX_CHARS])
+
+
+def warm_up_question(question: Question) -> None:
+    """:func:`warm_up` for one question: its model answer, each key idea and its prompt."""
+    model = (question.model_answer or "").strip()
+    warm_up([model, *_sentences(model), question.prompt])
 
 
 def is_paraphrase(text: str, phrase: str, question: str = "") -> bool:
