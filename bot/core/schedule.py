@@ -337,6 +337,7 @@ def parse_skip_date(text: str, schedule: Schedule, now: datetime) -> date:
 
     parsed = dateparser.parse(
         text.strip(),
+        languages=["en"],
         settings={
             "PREFER_DATES_FROM": "future",
             "RELATIVE_BASE": local_now.replace(tzinfo=None),

@@ -245,14 +245,14 @@ def calendar_lines(marks: dict[date, DayMark], today: date) -> list[str]:
 
 def streak_card(state: StreakState, marks: dict[date, DayMark], today: date) -> Card:
     if state.current == 0:
-        status = "No streak running: answer a question today to start one."
+        status = "Answer a question today to start one."
     elif state.last_day is not None and state.last_day >= today:
         status = "You have answered today. See you tomorrow!"
     else:
         status = "Answer a question today to keep it going."
     freezes = _plural(state.freezes, "freeze")
     return Card(
-        title=f"🔥 {_plural(state.current, 'day')} streak",
+        title=f"🔥 {state.current}-day streak" if state.current else "No streak running",
         blocks=(
             f"Longest: {_plural(state.longest, 'day')} · ❄ {freezes} held "
             f"(one earned every {FREEZE_EVERY} days in a row, at most {MAX_FREEZES}).",
@@ -291,7 +291,7 @@ def nudge_card(state: StreakState) -> Card:
     return Card(
         title="Keep your streak going",
         blocks=(
-            f"You are on a {_plural(state.current, 'day')} streak and have not answered a "
+            f"You are on a {state.current}-day streak and have not answered a "
             f"question today.{cover}",
             "Type /daily for today's question or /quiz for a quick round.",
         ),
@@ -354,7 +354,7 @@ def streak_note(update: StreakUpdate) -> str:
     """One line for a grade reply when an answer changed the streak."""
     if not update.counted:
         return ""
-    parts = [f"🔥 {_plural(update.state.current, 'day')} streak."]
+    parts = [f"🔥 {update.state.current}-day streak."]
     if update.frozen_days:
         parts.append(f"A freeze covered {_plural(len(update.frozen_days), 'missed day')}.")
     if update.earned_freeze:

@@ -136,7 +136,7 @@ class ChannelScheduleRow(Base):
     workspace_id: Mapped[int] = mapped_column(ForeignKey("workspace.id", ondelete="CASCADE"))
     local_time: Mapped[str] = mapped_column(String(5), default="09:00")
     timezone: Mapped[str] = mapped_column(String(64), default="UTC")
-    weekdays: Mapped[str] = mapped_column(String(20), default="mon,tue,wed,thu,fri")
+    weekdays: Mapped[str] = mapped_column(String(32), default="mon,tue,wed,thu,fri")
     topics: Mapped[list[Any]] = mapped_column(default=list)
     roles: Mapped[list[Any]] = mapped_column(default=list)
     difficulty_mix: Mapped[dict[str, Any]] = mapped_column(default=dict)

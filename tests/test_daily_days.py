@@ -1,0 +1,135 @@
+"""The daily habit over simulated days, as console transcripts: scheduled posts, reveals,
+nudges, streaks and freezes."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from sqlalchemy import select
+
+from bot.bootstrap import App
+from bot.core.messages import Delivery
+from bot.db.models import ActivityDayRow, ChannelScheduleRow, DailyPromptRow, OutboxRow, StreakRow
+from tests.support import Transcript
+
+
+def kinds(messages: list) -> list[tuple[str, str]]:
+    return [(m.delivery.value, m.card.title) for m in messages]
+
+
+def test_the_first_daily_starts_the_default_schedule_in_the_askers_zone(app: App) -> None:
+    chat = Transcript(app, tz="Europe/Berlin")
+    chat.send("/daily")
+    with app.session_factory() as session:
+        row = session.scalars(select(ChannelScheduleRow)).one()
+    assert (row.local_time, row.timezone, row.weekdays) == (
+        "09:00",
+        "Europe/Berlin",
+        "mon,tue,wed,thu,fri",
+    )
+    assert row.topics == [] and not row.paused
+    # Tue 09:00 UTC is 10:00 in Berlin: the next post is Wednesday 09:00 Berlin (08:00 UTC).
+    assert row.next_post_at is not None
+    assert row.next_post_at.isoformat() == "2026-12-02T08:00:00+00:00"
+
+
+def test_scheduled_posts_reveals_and_nudges_over_a_week(chat: Transcript, app: App) -> None:
+    chat.send("/daily")  # Tue 1 Dec, 09:00 UTC
+    assert "+" in chat.say("/answer 7")
+    revealed = chat.send("/advance 8h")  # 17:00: the reveal updates the post in place
+    reveal = [m for m in revealed if m.delivery is Delivery.UPDATE]
+    assert len(reveal) == 1
+    assert reveal[0].card.title == "Daily question · 2026-12-01 · revealed"
+    assert not reveal[0].card.buttons
+    assert "1 person answered" in reveal[0].text and "fastest right answer: alice" in reveal[0].text
+    assert reveal[0].ref is not None  # the post's platform id
+
+    # Wednesday: the 09:00 post comes by itself; alice does not answer and is nudged at 19:00.
+    day2 = chat.send("/advance 16h")
+    assert ("channel", "Daily question · 2026-12-02") in kinds(day2)
+    nudges = [m for m in chat.send("/advance 10h") if m.delivery is Delivery.DM]
+    assert [m.to for m in nudges] == ["alice"]
+    assert "1-day streak" in nudges[0].text
+
+    # Her streak has ended by Thursday; /streak shows it and the calendar.
+    text = chat.say("/advance 14h")
+    assert "Daily question · 2026-12-03" in text
+    streak = chat.say("/streak")
+    assert "No streak running" in streak and "Longest: 1 day" in streak
+    assert "Nov 30 ·  ■  ·  ○" in streak
+
+    # Saturday and Sunday have no post on the default schedule.
+    posts_before = len(chat.posts())
+    chat.send("/advance 4d")
+    titles = [
+        m.card.title
+        for m in chat.posts()[posts_before:]
+        if m.card.title.startswith("Daily question")
+    ]
+    assert titles == ["Daily question · 2026-12-04", "Daily question · 2026-12-07"]
+    with app.session_factory() as session:
+        prompts = session.scalars(select(DailyPromptRow).order_by(DailyPromptRow.local_date))
+        rows = list(prompts)
+    assert [p.local_date.isoformat() for p in rows] == [
+        "2026-12-01",
+        "2026-12-02",
+        "2026-12-03",
+        "2026-12-04",
+        "2026-12-07",
+    ]
+    assert all(p.revealed_at is not None for p in rows[:-1])
+    # the sample bank has three questions: none repeats until all three were asked
+    assert len({p.question_id for p in rows[:3]}) == 3
+
+
+def test_a_week_of_answers_earns_a_freeze_that_covers_a_missed_day(
+    chat: Transcript, app: App
+) -> None:
+    chat.send("/studybot schedule daily")
+    for _ in range(7):
+        chat.send("/daily")
+        chat.send("/answer 7")
+        chat.send("/advance 1d")
+    assert "❄ 1 freeze held" in chat.say("/streak")
+    chat.send("/advance 1d")  # Tuesday 8 Dec passes without an answer
+    chat.send("/daily")
+    text = chat.say("/answer 7")
+    assert "8-day streak" in text and "A freeze covered 1 missed day" in text
+    streak = chat.say("/streak")
+    assert "❄ 0 freezes held" in streak and "❄" in streak.split("```")[1]
+    with app.session_factory() as session:
+        frozen = session.scalars(select(ActivityDayRow).where(ActivityDayRow.frozen)).all()
+        row = session.scalars(select(StreakRow)).one()
+    assert [d.local_date for d in frozen] == [date(2026, 12, 8)]
+    assert (row.current, row.longest, row.freezes) == (8, 8, 0)
+
+
+def test_nudges_off_means_no_evening_reminder(chat: Transcript, app: App) -> None:
+    chat.send("/daily")
+    chat.send("/answer 7")
+    assert "off" in chat.say("/studybot nudges off")
+    messages = chat.send("/advance 2d")
+    assert not [m for m in messages if m.delivery is Delivery.DM]
+    assert "on" in chat.say("/studybot nudges on")
+
+
+def test_a_thread_reply_to_the_post_is_an_answer(chat: Transcript, app: App) -> None:
+    from bot.core.events import Event, EventKind
+
+    chat.send("/daily")
+    with app.session_factory() as session:
+        ref = session.scalar(select(DailyPromptRow.message_ref))
+    assert ref
+    reply = app.bot.handle(
+        Event(EventKind.MESSAGE, "console", "console", "general", "carol", text="7", thread=ref)
+    )
+    assert "Correct" in reply[0].text
+
+
+def test_an_answer_after_the_reveal_is_practice(chat: Transcript, app: App) -> None:
+    chat.send("/daily")
+    chat.send("/advance 8h")
+    assert "practice" in chat.say("/answer 7")
+    with app.session_factory() as session:
+        keys = sorted(session.scalars(select(OutboxRow.key)))
+    assert keys == ["daily:1:post", "daily:1:reveal"]

@@ -1,0 +1,228 @@
+"""Due work: the grace rule, and several workers sharing one database without posting twice."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import subprocess
+import sys
+import threading
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import pytest
+from sqlalchemy import func, insert, select
+
+from bot.bootstrap import App, bootstrap
+from bot.config import Settings
+from bot.core.bank import QuestionBank
+from bot.core.clock import SimulatedClock
+from bot.core.daily import DailyPostJob, DailyRevealJob
+from bot.core.messages import Outgoing
+from bot.db.models import (
+    ChannelRow,
+    ChannelScheduleRow,
+    DailyPromptRow,
+    OutboxRow,
+    WorkspaceRow,
+)
+from tests.conftest import START
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+class RecordingNotifier:
+    def __init__(self) -> None:
+        self.sent: list[Outgoing] = []
+        self._lock = threading.Lock()
+
+    async def send(self, message: Outgoing) -> str | None:
+        with self._lock:
+            self.sent.append(message)
+            return f"m{len(self.sent)}"
+
+
+def seed_channels(app: App, count: int, due: datetime, platform: str = "slack") -> None:
+    """``count`` channels of one workspace, each with a schedule due at ``due``."""
+    with app.session_factory() as session, session.begin():
+        workspace = WorkspaceRow(
+            platform=platform, external_id="T1", name="", timezone="UTC", created_at=START
+        )
+        session.add(workspace)
+        session.flush()
+        ids = session.scalars(
+            insert(ChannelRow).returning(ChannelRow.id),
+            [
+                {
+                    "workspace_id": workspace.id,
+                    "external_id": f"C{i:04d}",
+                    "name": f"c{i}",
+                    "created_at": START,
+                }
+                for i in range(count)
+            ],
+        ).all()
+        session.execute(
+            insert(ChannelScheduleRow),
+            [
+                {
+                    "channel_id": cid,
+                    "workspace_id": workspace.id,
+                    "local_time": "09:00",
+                    "timezone": "UTC",
+                    "weekdays": "mon,tue,wed,thu,fri,sat,sun",
+                    "topics": [],
+                    "roles": [],
+                    "difficulty_mix": {},
+                    "reveal_delay_minutes": 480,
+                    "paused": False,
+                    "skip_dates": [],
+                    "next_post_at": due,
+                    "updated_at": START,
+                }
+                for cid in ids
+            ],
+        )
+
+
+def worker(
+    db_url: str, clock: SimulatedClock, bank: QuestionBank, batch: int = 25
+) -> tuple[App, RecordingNotifier]:
+    notifier = RecordingNotifier()
+    app = bootstrap(
+        Settings(studybot_database_url=db_url),
+        clock=clock,
+        bank=bank,
+        notifiers={"slack": notifier},
+        jobs=[DailyRevealJob(batch=batch), DailyPostJob(batch=batch)],
+        auto_migrate=True,
+    )
+    app.runner.deliverer.batch = batch
+    return app, notifier
+
+
+def count(app: App, table: type) -> int:
+    with app.session_factory() as session:
+        return session.scalar(select(func.count()).select_from(table)) or 0
+
+
+def test_work_missed_within_the_grace_period_runs_once_and_older_is_skipped(
+    app: App, clock: SimulatedClock, caplog: pytest.LogCaptureFixture
+) -> None:
+    notifier = RecordingNotifier()
+    app.notifiers["slack"] = notifier
+    seed_channels(app, 2, START)
+    with app.session_factory() as session, session.begin():
+        late, very_late = session.scalars(
+            select(ChannelScheduleRow).order_by(ChannelScheduleRow.channel_id)
+        )
+        late.next_post_at = START - timedelta(minutes=50)
+        very_late.next_post_at = START - timedelta(hours=2)
+    with caplog.at_level(logging.WARNING):
+        asyncio.run(app.runner.run_due())
+        asyncio.run(app.runner.run_due())
+    assert [m.to for m in notifier.sent] == ["C0000"]
+    assert "missed by more than 1:00:00" in caplog.text
+    with app.session_factory() as session:
+        nexts = list(session.scalars(select(ChannelScheduleRow.next_post_at)))
+    assert nexts == [datetime(2026, 12, 2, 9, tzinfo=START.tzinfo)] * 2
+
+
+def test_one_worker_posts_500_due_channels_exactly_once(
+    db_url: str, clock: SimulatedClock, sample_bank: QuestionBank
+) -> None:
+    app, notifier = worker(db_url, clock, sample_bank, batch=100)
+    seed_channels(app, 500, START)
+    asyncio.run(app.runner.run_due())
+    asyncio.run(app.runner.run_due())
+    assert count(app, DailyPromptRow) == 500
+    assert len(notifier.sent) == 500
+    assert len({m.key for m in notifier.sent}) == 500
+    app.close()
+
+
+@pytest.mark.postgres
+def test_two_workers_on_one_postgres_database_post_500_channels_exactly_once(
+    postgres_database: str, clock: SimulatedClock, sample_bank: QuestionBank
+) -> None:
+    from tests.conftest import _reset_postgres
+
+    _reset_postgres(postgres_database)
+    first, sent_first = worker(postgres_database, clock, sample_bank)
+    second, sent_second = worker(postgres_database, clock, sample_bank)
+    seed_channels(first, 500, START)
+    threads = [
+        threading.Thread(target=lambda a=a: asyncio.run(a.runner.run_due()))
+        for a in (first, second)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    keys = [m.key for m in sent_first.sent + sent_second.sent]
+    assert count(first, DailyPromptRow) == 500
+    assert len(keys) == 500 and len(set(keys)) == 500
+    assert len({m.to for m in sent_first.sent + sent_second.sent}) == 500
+    first.close()
+    second.close()
+
+
+CHILD = """
+import sys
+from datetime import datetime
+from pathlib import Path
+from bot.bootstrap import bootstrap
+from bot.config import Settings
+from bot.core.bank import QuestionBank
+from bot.core.clock import SimulatedClock
+from bot.core.content import load_pack
+from bot.core.daily import DailyPostJob
+
+url, start, pack = sys.argv[1], datetime.fromisoformat(sys.argv[2]), sys.argv[3]
+app = bootstrap(Settings(studybot_database_url=url), clock=SimulatedClock(start),
+                bank=QuestionBank.from_packs([load_pack(Path(pack))]), jobs=[], auto_migrate=False)
+job = DailyPostJob(batch=100)
+with app.uow() as uow:
+    job.run(uow, app.services, start)
+    uow.commit()
+uow = app.uow().__enter__()
+job.run(uow, app.services, start)  # the second round: rows locked, nothing committed
+print("holding", flush=True)
+sys.stdin.read()  # killed here
+"""
+
+
+@pytest.mark.postgres
+def test_a_worker_killed_mid_run_leaves_the_rest_to_the_other(
+    postgres_database: str, clock: SimulatedClock, sample_bank: QuestionBank
+) -> None:
+    from tests.conftest import SAMPLE_PACK, _reset_postgres
+
+    _reset_postgres(postgres_database)
+    survivor, notifier = worker(postgres_database, clock, sample_bank, batch=100)
+    seed_channels(survivor, 500, START)
+    with subprocess.Popen(
+        [sys.executable, "-c", CHILD, postgres_database, START.isoformat(), str(SAMPLE_PACK)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        cwd=ROOT,
+    ) as child:
+        try:
+            assert child.stdout is not None
+            assert child.stdout.readline().strip() == b"holding"
+            # The survivor skips the 100 rows the child holds locked and does the rest.
+            asyncio.run(survivor.runner.run_due())
+            assert count(survivor, DailyPromptRow) == 400
+        finally:
+            child.kill()
+            child.wait(timeout=30)
+    asyncio.run(survivor.runner.run_due())
+    keys = [m.key for m in notifier.sent]
+    assert count(survivor, DailyPromptRow) == 500
+    assert len(keys) == 500 and len(set(keys)) == 500
+    with survivor.session_factory() as session:
+        pending = session.scalar(
+            select(func.count()).select_from(OutboxRow).where(OutboxRow.status != "sent")
+        )
+    assert pending == 0
+    survivor.close()
