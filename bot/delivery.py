@@ -21,7 +21,7 @@ import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session, sessionmaker
@@ -32,6 +32,7 @@ from bot.db.models import DailyPromptRow, OutboxRow
 from bot.metrics import OUTBOX
 
 log = logging.getLogger(__name__)
+_T = TypeVar("_T")
 MAX_TRIES = 8
 CLAIM_FOR = timedelta(minutes=2)
 
@@ -68,6 +69,20 @@ class RateLimits:
     global_burst: int = 1
 
 
+async def in_thread(fn: Callable[..., _T], *args: Any) -> _T:
+    """Run blocking database work in a thread so the event loop keeps sending meanwhile.
+
+    If the caller is cancelled, the thread is still waited for, so its session is closed
+    and its connection returned before the caller goes away.
+    """
+    future = asyncio.ensure_future(asyncio.to_thread(fn, *args))
+    try:
+        return await asyncio.shield(future)
+    except asyncio.CancelledError:
+        await asyncio.wait([future])
+        raise
+
+
 def backoff(tries: int) -> timedelta:
     """Exponential backoff: 5 s, 10 s, 20 s … capped at 30 minutes."""
     return timedelta(seconds=min(5 * 2 ** max(tries - 1, 0), 1800))
@@ -83,13 +98,13 @@ def channel_of(message: Outgoing) -> str:
 
 
 class Pacer:
-    """Per-channel and global pacing on a monotonic clock.
+    """Per-channel and global pacing on a monotonic clock, by reservation.
 
-    ``acquire`` returns only when a send to ``channel`` conforms to both limits, and
-    takes the send's place at that moment (the check and the take happen without an
-    ``await`` between them, so concurrent tasks cannot both take the last token). Sends
-    to one channel are spaced by ``1 / per_channel``; the platform as a whole is a token
-    bucket of ``global_rate`` per second holding at most ``global_burst``.
+    ``acquire`` reserves the message's send time at once, without an ``await`` between
+    reading and updating the schedule (so concurrent tasks never share a slot), then
+    sleeps until it: the global limit is a GCRA token bucket of ``global_rate`` per second
+    holding ``global_burst``, and sends to one channel are spaced by ``1 / per_channel``
+    from the reserved send times. One sleep per message, however many wait.
     """
 
     def __init__(
@@ -101,41 +116,49 @@ class Pacer:
         self.limits = limits
         self.monotonic = monotonic
         self.sleep = sleep
+        self._interval = 1.0 / limits.global_rate
+        self._tolerance = (max(limits.global_burst, 1) - 1) * self._interval
+        self._tat = 0.0  # the GCRA's theoretical arrival time
         self._channel_next: dict[str, float] = {}
-        self._tokens = float(limits.global_burst)
-        self._refilled = monotonic()
         self._global_pause_until = 0.0
+        self._tokens = float(max(limits.global_burst, 1))
+        self._refilled = monotonic()
+        self._channel_sent: dict[str, float] = {}
 
-    def _refill(self, now: float) -> None:
-        elapsed = max(now - self._refilled, 0.0)
-        self._tokens = min(
-            float(self.limits.global_burst), self._tokens + elapsed * self.limits.global_rate
-        )
-        self._refilled = now
-
-    def _prune(self, now: float) -> None:
+    def reserve(self, channel: str) -> float:
+        """Reserve the next send to ``channel``; returns its time on the monotonic clock."""
+        now = self.monotonic()
+        at = max(now, self._channel_next.get(channel, 0.0), self._global_pause_until)
+        slot = max(at, self._tat - self._tolerance)
+        self._tat = max(self._tat, slot) + self._interval
         if len(self._channel_next) > 50_000:
             self._channel_next = {c: t for c, t in self._channel_next.items() if t > now}
+            horizon = now - 1 / self.limits.per_channel
+            self._channel_sent = {c: t for c, t in self._channel_sent.items() if t > horizon}
+        self._channel_next[channel] = slot + 1.0 / self.limits.per_channel
+        return slot
 
     async def acquire(self, channel: str) -> None:
+        """Return when a send to ``channel`` conforms to both limits, and take its place."""
+        wait = self.reserve(channel) - self.monotonic()
+        if wait > 0:
+            await self.sleep(wait)
+        # Reservations spread the wake-ups; the send itself is checked against the actual
+        # history, so a stalled event loop waking many senders at once cannot burst.
         while True:
             now = self.monotonic()
-            wait_channel = self._channel_next.get(channel, 0.0) - now
-            if wait_channel > 0:
-                await self.sleep(wait_channel)
-                continue
-            wait_global = self._global_pause_until - now
-            if wait_global > 0:
-                await self.sleep(wait_global)
-                continue
-            self._refill(now)
-            if self._tokens < 1.0:
-                await self.sleep((1.0 - self._tokens) / self.limits.global_rate)
-                continue
-            self._tokens -= 1.0
-            self._prune(now)
-            self._channel_next[channel] = now + 1.0 / self.limits.per_channel
-            return
+            self._tokens = min(
+                float(max(self.limits.global_burst, 1)),
+                self._tokens + max(now - self._refilled, 0.0) * self.limits.global_rate,
+            )
+            self._refilled = now
+            channel_wait = self._channel_sent.get(channel, -1e18) + 1 / self.limits.per_channel
+            delay = max(channel_wait - now, (1.0 - self._tokens) / self.limits.global_rate)
+            if delay <= 0:
+                self._tokens -= 1.0
+                self._channel_sent[channel] = now
+                return
+            await self.sleep(delay)
 
     def penalize(self, channel: str, seconds: float, scope: str = "channel") -> None:
         """The platform asked to wait ``seconds``: hold the channel (or everything) back."""
@@ -257,7 +280,7 @@ class OutboxDeliverer:
         while True:
             finished = more is None or more.is_set()
             self._poked.clear()
-            claimed = self._claim(self.clock.now())
+            claimed = await in_thread(self._claim, self.clock.now())
             if claimed:
                 pending.add(asyncio.create_task(self._send_batch(claimed)))
             while len(pending) >= self.batches_in_flight:
@@ -283,7 +306,7 @@ class OutboxDeliverer:
         results = await asyncio.gather(
             *(self._send_one(row_id, platform, payload) for row_id, platform, payload in claimed)
         )
-        return self._record(results)
+        return await in_thread(self._record, results)
 
     async def _send_one(self, row_id: int, platform: str, payload: dict[str, object]) -> _Result:
         message = from_payload(payload)

@@ -19,7 +19,7 @@ from bot.core.clock import SimulatedClock
 from bot.core.context import Services
 from bot.core.due import DueJob
 from bot.core.ports import UnitOfWork
-from bot.delivery import OutboxDeliverer
+from bot.delivery import OutboxDeliverer, in_thread
 
 log = logging.getLogger(__name__)
 WAKE_EVERY = timedelta(seconds=5)
@@ -80,8 +80,7 @@ class DueRunner:
         total = 0
         for _ in range(MAX_ROUNDS):
             try:
-                count = self._run_round(job, now)
-                await asyncio.sleep(0)  # let delivery send what the round committed
+                count = await in_thread(self._run_round, job, now)
             except Exception:
                 log.exception("due job %s failed", job.name)
                 return total

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import weakref
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
@@ -91,8 +92,21 @@ def _order_key(channel_id: int, question_id: str) -> str:
     return hashlib.sha256(f"{channel_id}:{question_id}".encode()).hexdigest()
 
 
+_POOLS: weakref.WeakKeyDictionary[QuestionBank, dict[tuple[object, ...], list[Question]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
 def eligible(bank: QuestionBank, schedule: Schedule) -> list[Question]:
     """The channel's pool: questions in its topics and for its roles (all when unset)."""
+    pools = _POOLS.setdefault(bank, {})
+    key = (schedule.topics, schedule.roles)
+    if key not in pools:
+        pools[key] = _eligible(bank, schedule)
+    return pools[key]
+
+
+def _eligible(bank: QuestionBank, schedule: Schedule) -> list[Question]:
     questions = bank.all()
     if schedule.topics:
         wanted = set(schedule.topics)
@@ -120,9 +134,12 @@ def choose_question(
     pool = eligible(bank, schedule) or bank.all()
     if not pool:
         return None
-    uses = Counter(history)
-    least = min(uses[q.id] for q in pool)
-    candidates = [q for q in pool if uses[q.id] == least]
+    if history:
+        uses = Counter(history)
+        least = min(uses[q.id] for q in pool)
+        candidates = [q for q in pool if uses[q.id] == least]
+    else:
+        candidates = pool
     if schedule.mix:
         available = sorted({q.difficulty for q in candidates} & set(schedule.mix))
         if available:

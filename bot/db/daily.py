@@ -151,12 +151,16 @@ class SqlSchedules(_Repo):
         return [DueChannel(_schedule(s), _channel(c), platform) for s, c, platform in rows]
 
     def set_next(self, updates: Sequence[tuple[int, datetime | None]]) -> None:
+        if not updates:
+            return
         now = self.clock.now()
-        for channel_id, instant in updates:
-            row = self.session.get_one(ChannelScheduleRow, channel_id)
-            row.next_post_at = instant
-            row.updated_at = now
-        self.session.flush()
+        self.session.execute(
+            update(ChannelScheduleRow),
+            [
+                {"channel_id": cid, "next_post_at": instant, "updated_at": now}
+                for cid, instant in updates
+            ],
+        )
 
 
 # -- daily prompts ------------------------------------------------------------------------
@@ -214,11 +218,10 @@ class SqlDaily(_Repo):
             ]
             stmt = (
                 _insert(self.session, DailyPromptRow)
-                .values(values)
                 .on_conflict_do_nothing(index_elements=["channel_id", "local_date"])
                 .returning(DailyPromptRow.id, DailyPromptRow.channel_id)
             )
-            ids = {cid: pid for pid, cid in self.session.execute(stmt)}
+            ids = {cid: pid for pid, cid in self.session.execute(stmt, values)}
             for p, row in zip(chunk, values, strict=True):
                 if p.channel.id in ids:
                     created.append(
@@ -257,11 +260,10 @@ class SqlDaily(_Repo):
                 )
             stmt = (
                 _insert(self.session, OutboxRow)
-                .values(values)
                 .on_conflict_do_nothing(index_elements=["key"])
                 .returning(OutboxRow.id)
             )
-            added += len(self.session.execute(stmt).all())
+            added += len(self.session.execute(stmt, values).all())
         return added
 
     def by_message_ref(self, channel: Channel, ref: str) -> DailyPrompt | None:
