@@ -1,11 +1,13 @@
-"""Slash commands: one per command of the core's table, with options, choices and autocomplete.
+"""Slash commands: one per command of the core's table, with subcommands, typed options,
+choices and autocomplete.
 
 The commands are real ``app_commands`` objects, so discord.py validates names,
 descriptions and limits and builds the payload that ``sync`` uploads. Their
 callbacks only hand the interaction to the shared handler: the arguments are
-read back from the raw options by :func:`command_line`, which joins them in the
-order of the console's grammar (``/leaderboard week team gpu``), so the gateway
-and the HTTP endpoint produce the same event.
+read back from the raw options by :func:`command_line`, which writes them as the
+console line the core parses (``/mock schedule when:Fri 15:00 peer:@bob box:10``
+→ ``/mock schedule Fri 15:00 with <@ID> box=10m``), so the gateway and the HTTP
+endpoint produce the same event.
 
 No ``from __future__ import annotations`` here: discord.py reads the callbacks'
 annotations at runtime.
@@ -21,17 +23,30 @@ import discord
 from discord import app_commands
 
 from bot.core.commands import COMMANDS, CommandSpec
+from bot.core.mock import MAX_BOX, MIN_BOX
+from bot.core.mock_model import FORMATS, LOOP
+from bot.core.mock_time import DAY_NAMES
+from bot.core.quiz import MAX_N
+from bot.core.teams import MAX_NAME
 
 log = logging.getLogger(__name__)
 
 Dispatch = Callable[[discord.Interaction], Awaitable[None]]
 AnyCommand = app_commands.Command[Any, ..., None] | app_commands.Group
+Suggest = Callable[[str, Sequence[str]], list[tuple[str, str]]]
 
 MAX_CHOICES = 25
 DESCRIPTION = 100
+SUB_COMMAND, SUB_COMMAND_GROUP, USER = 1, 2, 6
 PERIODS = ("week", "month", "all")
 QUIZ_MODES = ("live", "resume", "abandon")
 DIFFICULTIES = ("easy", "medium", "hard")
+MOCK_FORMATS = (LOOP, *(f for f in FORMATS if f != LOOP))
+VOTE_WORDS = ("strong-no", "no", "yes", "strong-yes")
+MAX_ROUNDS = max(len(rounds) for rounds in FORMATS.values())
+MAX_ID = 999_999_999_999  # the core reads mock ids of up to 12 digits
+DAY_SUGGESTIONS = ("weekdays", "weekends", "daily", *DAY_NAMES, "mon,wed,fri", "tue-thu")
+REMIND_SUGGESTIONS = ("24h 1h", "24h", "1h", "1h 15m", "2d 24h 1h", "off")
 COMMON_ZONES = (
     "UTC",
     "Europe/London",
@@ -50,20 +65,45 @@ COMMON_ZONES = (
     "Australia/Sydney",
 )
 
-# How the options of each command (or "command subcommand") join into console arguments:
-# (option name, text put before its value). Options not listed follow in the order received.
+# How the options of each command (or "command subcommand") become console arguments, in
+# the order of the console's grammar: (option name, template). ``{}`` in a template is the
+# option's value (a user option's value is the mention ``<@ID>``, as the core reads it); a
+# template without ``{}`` is a flag word, written when the boolean option is true. Options
+# not listed follow in the order received.
 ARG_ORDER: Mapping[str, Sequence[tuple[str, str]]] = {
-    "answer": (("text", ""),),
-    "quiz": (("mode", ""), ("topic", ""), ("count", ""), ("difficulty", "")),
-    "review": (("topic", ""), ("count", "")),
-    "leaderboard": (("period", ""), ("team", "team ")),
-    "team join": (("name", ""),),
-    "team leave": (("name", ""),),
-    "mock schedule": (("when", ""),),
-    "mock cancel": (("id", ""),),
-    "tz": (("zone", ""),),
-    "studybot": (("arguments", ""),),
+    "answer": (("text", "{}"),),
+    "quiz": (("mode", "{}"), ("topic", "{}"), ("count", "{}"), ("difficulty", "{}")),
+    "review": (("topic", "{}"), ("count", "{}")),
+    "stats": (("user", "{}"),),
+    "leaderboard": (("period", "{}"), ("teams", "teams"), ("team", "team {}")),
+    "team create": (("name", "{}"),),
+    "team join": (("name", "{}"),),
+    "team leave": (("name", "{}"),),
+    "mock schedule": (
+        ("when", "{}"),
+        ("peer", "with {}"),
+        ("format", "{}"),
+        ("box", "box={}m"),
+    ),
+    "mock cancel": (("id", "{}"),),
+    "mock reschedule": (("id", "{}"), ("when", "{}")),
+    "mock available": (("clear", "clear"), ("days", "{}"), ("hours", "{}")),
+    "mock pair": (("format", "{}"), ("box", "box={}m")),
+    "mock accept": (("id", "{}"),),
+    "mock decline": (("id", "{}"),),
+    "mock vote": (("id", "{}"), ("round", "{}"), ("vote", "{}"), ("note", "{}")),
+    "mock note": (("id", "{}"), ("round", "{}"), ("text", "{}")),
+    "mock history": (("id", "{}"),),
+    "mock remind": (("times", "{}"),),
+    "tz": (("zone", "{}"),),
+    "studybot": (("arguments", "{}"),),
 }
+
+Count = app_commands.Range[int, 1, MAX_N]
+TeamName = app_commands.Range[str, 1, MAX_NAME]
+MockId = app_commands.Range[int, 1, MAX_ID]
+Round = app_commands.Range[int, 1, MAX_ROUNDS]
+Box = app_commands.Range[int, MIN_BOX, MAX_BOX]
 
 
 def _description(spec: CommandSpec) -> str:
@@ -73,34 +113,48 @@ def _description(spec: CommandSpec) -> str:
 
 def _value(option: Mapping[str, Any]) -> str:
     value = option.get("value")
+    if option.get("type") == USER and value:
+        return f"<@{str(value).strip()}>"
     if isinstance(value, bool):
         return "yes" if value else "no"
     return "" if value is None else str(value).strip()
+
+
+def _argument(option: Mapping[str, Any], template: str) -> str:
+    if "{}" not in template:  # a flag
+        return template if option.get("value") is True else ""
+    value = _value(option)
+    return template.replace("{}", value) if value else ""
+
+
+def _path(data: Mapping[str, Any]) -> tuple[list[str], list[Mapping[str, Any]]]:
+    """The subcommand names under the command (``["join"]``) and the options they carry."""
+    options: list[Mapping[str, Any]] = list(data.get("options") or ())
+    words: list[str] = []
+    while options and options[0].get("type") in (SUB_COMMAND, SUB_COMMAND_GROUP):
+        sub = options[0]
+        words.append(str(sub["name"]))
+        options = list(sub.get("options") or ())
+    return words, options
 
 
 def command_line(data: Mapping[str, Any]) -> tuple[str, str]:
     """The command name and its console arguments from an interaction's ``data``.
 
     Subcommands come first (``team join gpu``); option values follow in the
-    order of :data:`ARG_ORDER`.
+    order of :data:`ARG_ORDER`, each written with its template.
     """
     name = str(data.get("name", ""))
-    options: list[Mapping[str, Any]] = list(data.get("options") or ())
-    words: list[str] = []
-    key = name
-    while options and options[0].get("type") in (1, 2):  # SUB_COMMAND, SUB_COMMAND_GROUP
-        sub = options[0]
-        words.append(str(sub["name"]))
-        key = f"{key} {sub['name']}"
-        options = list(sub.get("options") or ())
+    words, options = _path(data)
+    key = " ".join([name, *words])
     by_name = {str(o.get("name")): o for o in options}
-    ordered: list[str] = []
-    for option_name, before in ARG_ORDER.get(key, ()):
+    arguments: list[str] = []
+    for option_name, template in ARG_ORDER.get(key, ()):
         option = by_name.pop(option_name, None)
-        if option is not None and _value(option):
-            ordered.append(before + _value(option))
-    ordered.extend(_value(o) for o in by_name.values() if _value(o))
-    return name, " ".join(words + ordered).strip()
+        if option is not None:
+            arguments.append(_argument(option, template))
+    arguments.extend(_value(o) for o in by_name.values())
+    return name, " ".join(w for w in words + arguments if w).strip()
 
 
 @cache
@@ -108,7 +162,7 @@ def _zones() -> tuple[str, ...]:
     return tuple(sorted(z for z in available_timezones() if "/" in z or z == "UTC"))
 
 
-def zone_choices(current: str) -> list[tuple[str, str]]:
+def zone_choices(current: str, _topics: Sequence[str] = ()) -> list[tuple[str, str]]:
     """Up to 25 IANA zones for what the user has typed so far (prefix matches first)."""
     typed = current.strip().casefold()
     if not typed:
@@ -124,8 +178,37 @@ def topic_choices(topics: Iterable[str], current: str) -> list[tuple[str, str]]:
     return [(t, t) for t in topics if typed in t.casefold()][:MAX_CHOICES]
 
 
+def _suggestions(examples: Sequence[str]) -> Suggest:
+    """Autocomplete from fixed examples that start with what the user typed (the option
+    stays free text: Discord accepts a value that is not among the suggestions)."""
+
+    def suggest(current: str, _topics: Sequence[str]) -> list[tuple[str, str]]:
+        typed = " ".join(current.split()).casefold()
+        return [(e, e) for e in examples if e.startswith(typed)][:MAX_CHOICES]
+
+    return suggest
+
+
+def _topic_suggestions(current: str, topics: Sequence[str]) -> list[tuple[str, str]]:
+    return topic_choices(topics, current)
+
+
+# Autocompleted options: (command path, option) → suggestions for what is typed so far.
+AUTOCOMPLETE: Mapping[tuple[str, str], Suggest] = {
+    ("tz", "zone"): zone_choices,
+    ("quiz", "topic"): _topic_suggestions,
+    ("review", "topic"): _topic_suggestions,
+    ("mock available", "days"): _suggestions(DAY_SUGGESTIONS),
+    ("mock remind", "times"): _suggestions(REMIND_SUGGESTIONS),
+}
+
+
 def _choices(pairs: Iterable[tuple[str, str]]) -> list[app_commands.Choice[str]]:
     return [app_commands.Choice(name=name, value=value) for name, value in pairs]
+
+
+def _same(values: Iterable[str]) -> list[app_commands.Choice[str]]:
+    return _choices((v, v) for v in values)
 
 
 def build_commands(
@@ -135,32 +218,39 @@ def build_commands(
 
     Topics become the choices of ``/quiz topic`` when there are at most 25 of
     them, else an autocomplete. Admin commands are hidden from members without
-    Manage Server (the core still gets ``is_admin`` on every event).
+    Manage Server (the core still gets ``is_admin`` on every event). A command
+    without options of its own here gets one free text option, ``arguments``.
     """
     built: dict[str, AnyCommand] = {}
 
-    async def zone_autocomplete(
-        _interaction: discord.Interaction, current: str
-    ) -> list[app_commands.Choice[str]]:
-        return _choices(zone_choices(current))
+    def autocomplete(path: str, option: str) -> Any:
+        suggest = AUTOCOMPLETE[(path, option)]
 
-    async def topic_autocomplete(
-        _interaction: discord.Interaction, current: str
-    ) -> list[app_commands.Choice[str]]:
-        return _choices(topic_choices(topics, current))
+        async def callback(
+            _interaction: discord.Interaction, current: str
+        ) -> list[app_commands.Choice[str]]:
+            return _choices(suggest(current, topics))
+
+        return app_commands.autocomplete(**{option: callback})
 
     def spec_of(name: str) -> CommandSpec | None:
         spec = specs.get(name)
         return spec if spec is not None and not spec.console_only else None
+
+    def command(name: str, description: str, callback: Any) -> AnyCommand:
+        return app_commands.Command(name=name, description=description, callback=callback)
+
+    def with_topics(path: str, callback: Any) -> Any:
+        if len(topics) <= MAX_CHOICES:
+            return app_commands.choices(topic=_same(topics))(callback)
+        return autocomplete(path, "topic")(callback)
 
     if spec := spec_of("daily"):
 
         async def daily(interaction: discord.Interaction) -> None:
             await dispatch(interaction)
 
-        built["daily"] = app_commands.Command(
-            name="daily", description=_description(spec), callback=daily
-        )
+        built["daily"] = command("daily", _description(spec), daily)
 
     if spec := spec_of("answer"):
 
@@ -168,14 +258,7 @@ def build_commands(
         async def answer(interaction: discord.Interaction, text: str) -> None:
             await dispatch(interaction)
 
-        built["answer"] = app_commands.Command(
-            name="answer", description=_description(spec), callback=answer
-        )
-
-    def with_topics(callback: Any) -> Any:
-        if len(topics) <= MAX_CHOICES:
-            return app_commands.choices(topic=_choices((t, t) for t in topics))(callback)
-        return app_commands.autocomplete(topic=topic_autocomplete)(callback)
+        built["answer"] = command("answer", _description(spec), answer)
 
     if spec := spec_of("quiz"):
 
@@ -185,22 +268,17 @@ def build_commands(
             count="how many questions",
             difficulty="only questions of this difficulty",
         )
-        @app_commands.choices(
-            mode=_choices((m, m) for m in QUIZ_MODES),
-            difficulty=_choices((d, d) for d in DIFFICULTIES),
-        )
+        @app_commands.choices(mode=_same(QUIZ_MODES), difficulty=_same(DIFFICULTIES))
         async def quiz(
             interaction: discord.Interaction,
             mode: str | None = None,
             topic: str | None = None,
-            count: app_commands.Range[int, 1, 20] | None = None,
+            count: Count | None = None,
             difficulty: str | None = None,
         ) -> None:
             await dispatch(interaction)
 
-        built["quiz"] = app_commands.Command(
-            name="quiz", description=_description(spec), callback=with_topics(quiz)
-        )
+        built["quiz"] = command("quiz", _description(spec), with_topics("quiz", quiz))
 
     if spec := spec_of("review"):
 
@@ -208,98 +286,65 @@ def build_commands(
         async def review(
             interaction: discord.Interaction,
             topic: str | None = None,
-            count: app_commands.Range[int, 1, 20] | None = None,
+            count: Count | None = None,
         ) -> None:
             await dispatch(interaction)
 
-        built["review"] = app_commands.Command(
-            name="review", description=_description(spec), callback=with_topics(review)
-        )
+        built["review"] = command("review", _description(spec), with_topics("review", review))
 
     if spec := spec_of("streak"):
 
         async def streak(interaction: discord.Interaction) -> None:
             await dispatch(interaction)
 
-        built["streak"] = app_commands.Command(
-            name="streak", description=_description(spec), callback=streak
-        )
+        built["streak"] = command("streak", _description(spec), streak)
 
     if spec := spec_of("leaderboard"):
 
-        @app_commands.describe(period="this week, this month or all time", team="a study group")
-        @app_commands.choices(period=_choices((p, p) for p in PERIODS))
+        @app_commands.describe(
+            period="this week (default), this month or all time",
+            teams="rank the study groups instead of people",
+            team="only the members of this study group",
+        )
+        @app_commands.choices(period=_same(PERIODS))
         async def leaderboard(
-            interaction: discord.Interaction, period: str | None = None, team: str | None = None
+            interaction: discord.Interaction,
+            period: str | None = None,
+            teams: bool | None = None,
+            team: TeamName | None = None,
         ) -> None:
             await dispatch(interaction)
 
-        built["leaderboard"] = app_commands.Command(
-            name="leaderboard", description=_description(spec), callback=leaderboard
-        )
+        built["leaderboard"] = command("leaderboard", _description(spec), leaderboard)
 
     if spec := spec_of("team"):
-        team_group = app_commands.Group(name="team", description=_description(spec))
+        built["team"] = _team_group(spec, dispatch)
 
-        @app_commands.describe(name="the study group")
-        async def team_join(interaction: discord.Interaction, name: str) -> None:
+    if spec := spec_of("stats"):
+
+        @app_commands.describe(user="whose stats (default: yours)")
+        async def stats(interaction: discord.Interaction, user: discord.User | None = None) -> None:
             await dispatch(interaction)
 
-        @app_commands.describe(name="the study group")
-        async def team_leave(interaction: discord.Interaction, name: str) -> None:
-            await dispatch(interaction)
-
-        team_group.add_command(
-            app_commands.Command(name="join", description="join a study group", callback=team_join)
-        )
-        team_group.add_command(
-            app_commands.Command(
-                name="leave", description="leave a study group", callback=team_leave
-            )
-        )
-        built["team"] = team_group
+        built["stats"] = command("stats", _description(spec), stats)
 
     if spec := spec_of("mock"):
-        mock_group = app_commands.Group(name="mock", description=_description(spec))
-
-        @app_commands.describe(when="when, e.g. 'tomorrow 15:00' or '2026-12-03 09:30'")
-        async def mock_schedule(interaction: discord.Interaction, when: str) -> None:
-            await dispatch(interaction)
-
-        async def mock_list(interaction: discord.Interaction) -> None:
-            await dispatch(interaction)
-
-        @app_commands.describe(id="the interview's id, from /mock list")
-        async def mock_cancel(interaction: discord.Interaction, id: str) -> None:
-            await dispatch(interaction)
-
-        for sub_name, summary, callback in (
-            ("schedule", "schedule a mock interview", mock_schedule),
-            ("list", "your mock interviews", mock_list),
-            ("cancel", "cancel a mock interview", mock_cancel),
-        ):
-            mock_group.add_command(
-                app_commands.Command(name=sub_name, description=summary, callback=callback)
-            )
-        built["mock"] = mock_group
+        built["mock"] = _mock_group(spec, dispatch, autocomplete)
 
     if spec := spec_of("tz"):
 
         @app_commands.describe(zone="an IANA zone such as Europe/Berlin (empty: show yours)")
-        @app_commands.autocomplete(zone=zone_autocomplete)
         async def tz(interaction: discord.Interaction, zone: str | None = None) -> None:
             await dispatch(interaction)
 
-        built["tz"] = app_commands.Command(name="tz", description=_description(spec), callback=tz)
+        built["tz"] = command("tz", _description(spec), autocomplete("tz", "zone")(tz))
 
     if spec := spec_of("help"):
 
         async def help_(interaction: discord.Interaction) -> None:
             await dispatch(interaction)
 
-        built["help"] = app_commands.Command(
-            name="help", description=_description(spec), callback=help_
-        )
+        built["help"] = command("help", _description(spec), help_)
 
     for name, spec in specs.items():
         if name in built or spec.console_only:
@@ -311,31 +356,178 @@ def build_commands(
 
         if name not in ARG_ORDER:
             log.debug("command /%s has no Discord options of its own: one free text option", name)
-        built[name] = app_commands.Command(
-            name=name, description=_description(spec), callback=generic
-        )
+        built[name] = command(name, _description(spec), generic)
 
-    for name, command in built.items():
-        spec = specs[name]
-        if spec.admin:
-            command.default_permissions = discord.Permissions(manage_guild=True)
+    for name, built_command in built.items():
+        if specs[name].admin:
+            built_command.default_permissions = discord.Permissions(manage_guild=True)
     return list(built.values())
+
+
+def _team_group(spec: CommandSpec, dispatch: Dispatch) -> app_commands.Group:
+    """``/team create|join|leave NAME`` and ``/team list``."""
+    group = app_commands.Group(name="team", description=_description(spec))
+
+    @app_commands.describe(name="the new study group's name, e.g. GPU Gang")
+    async def team_create(interaction: discord.Interaction, name: TeamName) -> None:
+        await dispatch(interaction)
+
+    @app_commands.describe(name="the study group (see /team list)")
+    async def team_join(interaction: discord.Interaction, name: TeamName) -> None:
+        await dispatch(interaction)
+
+    @app_commands.describe(name="the study group")
+    async def team_leave(interaction: discord.Interaction, name: TeamName) -> None:
+        await dispatch(interaction)
+
+    async def team_list(interaction: discord.Interaction) -> None:
+        await dispatch(interaction)
+
+    for name, description, callback in (
+        ("create", "start a study group (you are its first member)", team_create),
+        ("join", "join a study group", team_join),
+        ("leave", "leave a study group", team_leave),
+        ("list", "every study group, with its members", team_list),
+    ):
+        group.add_command(
+            app_commands.Command(name=name, description=description, callback=callback)
+        )
+    return group
+
+
+def _mock_group(
+    spec: CommandSpec, dispatch: Dispatch, autocomplete: Callable[[str, str], Any]
+) -> app_commands.Group:
+    """Every ``/mock`` subcommand of the console, with typed options."""
+    group = app_commands.Group(name="mock", description=_description(spec))
+    formats = _same(MOCK_FORMATS)
+    when_help = "when, in your time zone: 'tomorrow 15:00', 'Fri 3pm' or '2026-12-03 09:30'"
+
+    @app_commands.describe(
+        when=when_help,
+        peer="who interviews you (leave out for a solo mock)",
+        format=f"the rounds (default: {LOOP}, the full loop)",
+        box=f"minutes per round (default: 8; {MIN_BOX} to {MAX_BOX})",
+    )
+    @app_commands.choices(format=formats)
+    async def schedule(
+        interaction: discord.Interaction,
+        when: str,
+        peer: discord.User | None = None,
+        format: str | None = None,
+        box: Box | None = None,
+    ) -> None:
+        await dispatch(interaction)
+
+    async def list_(interaction: discord.Interaction) -> None:
+        await dispatch(interaction)
+
+    @app_commands.describe(id="the mock's number, from /mock list")
+    async def cancel(interaction: discord.Interaction, id: MockId) -> None:
+        await dispatch(interaction)
+
+    @app_commands.describe(id="the mock's number, from /mock list", when=when_help)
+    async def reschedule(interaction: discord.Interaction, id: MockId, when: str) -> None:
+        await dispatch(interaction)
+
+    @app_commands.describe(
+        days="weekdays, weekends, daily, or days such as mon,wed or tue-thu",
+        hours="from-to in your time zone, e.g. 18:00-20:00 or 6pm-8pm",
+        clear="remove all your windows",
+    )
+    async def available(
+        interaction: discord.Interaction,
+        days: str | None = None,
+        hours: str | None = None,
+        clear: bool | None = None,
+    ) -> None:
+        await dispatch(interaction)
+
+    @app_commands.describe(
+        format=f"the rounds (default: {LOOP}, the full loop)",
+        box=f"minutes per round (default: 8; {MIN_BOX} to {MAX_BOX})",
+    )
+    @app_commands.choices(format=formats)
+    async def pair(
+        interaction: discord.Interaction, format: str | None = None, box: Box | None = None
+    ) -> None:
+        await dispatch(interaction)
+
+    @app_commands.describe(id="the mock's number, from /mock list")
+    async def accept(interaction: discord.Interaction, id: MockId) -> None:
+        await dispatch(interaction)
+
+    @app_commands.describe(id="the mock's number, from /mock list")
+    async def decline(interaction: discord.Interaction, id: MockId) -> None:
+        await dispatch(interaction)
+
+    @app_commands.describe(
+        id="the mock's number",
+        round="the round you interviewed",
+        vote="your hiring vote for that round",
+        note="a note for the debrief",
+    )
+    @app_commands.choices(vote=_same(VOTE_WORDS))
+    async def vote(
+        interaction: discord.Interaction,
+        id: MockId,
+        round: Round,
+        vote: str,
+        note: str | None = None,
+    ) -> None:
+        await dispatch(interaction)
+
+    @app_commands.describe(
+        id="the mock's number", round="the round", text="your note for the debrief"
+    )
+    async def note(interaction: discord.Interaction, id: MockId, round: Round, text: str) -> None:
+        await dispatch(interaction)
+
+    @app_commands.describe(id="a mock's number, for its scorecard (default: the list)")
+    async def history(interaction: discord.Interaction, id: MockId | None = None) -> None:
+        await dispatch(interaction)
+
+    @app_commands.describe(times="when, before each mock: e.g. '24h 1h', or 'off' (empty: show)")
+    async def remind(interaction: discord.Interaction, times: str | None = None) -> None:
+        await dispatch(interaction)
+
+    for name, description, callback in (
+        ("schedule", "schedule a mock interview, solo or with a peer", schedule),
+        ("list", "your upcoming mock interviews", list_),
+        ("cancel", "cancel a mock interview", cancel),
+        ("reschedule", "move a mock interview", reschedule),
+        (
+            "available",
+            "your weekly windows for pairing: add one, clear them, or list them",
+            autocomplete("mock available", "days")(available),
+        ),
+        ("pair", "propose a mock with someone free when you are", pair),
+        ("accept", "accept a proposed mock interview", accept),
+        ("decline", "decline a proposed mock interview", decline),
+        ("vote", "vote on a round you interviewed", vote),
+        ("note", "add a note on a round you interviewed", note),
+        ("history", "your past mock interviews, or one's scorecard", history),
+        (
+            "remind",
+            "when reminders come before your mocks",
+            autocomplete("mock remind", "times")(remind),
+        ),
+    ):
+        group.add_command(
+            app_commands.Command(name=name, description=description, callback=callback)
+        )
+    return group
 
 
 def autocomplete_choices(data: Mapping[str, Any], topics: Sequence[str]) -> list[dict[str, str]]:
     """Choices for an autocomplete interaction's focused option (HTTP interactions mode)."""
-    name = str(data.get("name", ""))
-    options: list[Mapping[str, Any]] = list(data.get("options") or ())
-    while options and options[0].get("type") in (1, 2):
-        options = list(options[0].get("options") or ())
+    words, options = _path(data)
+    path = " ".join([str(data.get("name", "")), *words])
     focused = next((o for o in options if o.get("focused")), None)
     if focused is None:
         return []
-    current = str(focused.get("value") or "")
-    if name == "tz" and focused.get("name") == "zone":
-        pairs = zone_choices(current)
-    elif name in ("quiz", "review") and focused.get("name") == "topic":
-        pairs = topic_choices(topics, current)
-    else:
-        pairs = []
+    suggest = AUTOCOMPLETE.get((path, str(focused.get("name"))))
+    if suggest is None:
+        return []
+    pairs = suggest(str(focused.get("value") or ""), topics)
     return [{"name": n, "value": v} for n, v in pairs]

@@ -14,6 +14,7 @@ import uvicorn
 from nacl.signing import SigningKey
 
 from bot.adapters.discord import DiscordAdapter
+from bot.adapters.discord.client import configure_endpoints
 from bot.bootstrap import App, bootstrap
 from bot.config import Settings
 from bot.core.bank import QuestionBank
@@ -37,6 +38,16 @@ async def fake() -> AsyncIterator[FakeDiscord]:
     server = await FakeDiscord().start()
     yield server
     await server.close()
+
+
+@pytest.fixture
+async def client(fake: FakeDiscord) -> AsyncIterator[discord.Client]:
+    """A client logged in (REST only) to the fake, as in HTTP interactions mode."""
+    configure_endpoints(fake.api_url, None)
+    bot = discord.Client(intents=discord.Intents.none())
+    await bot.login("fake-bot-token")
+    yield bot
+    await bot.close()
 
 
 @pytest.fixture

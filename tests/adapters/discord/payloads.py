@@ -292,25 +292,73 @@ def _interaction(
     return payload
 
 
+def option(name: str, value: Any, kind: int = 3) -> dict[str, Any]:
+    """A command option: string (3), integer (4), boolean (5), user (6, the user's id)."""
+    return {"name": name, "type": kind, "value": value}
+
+
+def user_option(name: str, user_id: str) -> dict[str, Any]:
+    return option(name, user_id, 6)
+
+
+def subcommand(name: str, *options: dict[str, Any]) -> dict[str, Any]:
+    """A subcommand (type 1) with its options, as Discord nests them."""
+    sub: dict[str, Any] = {"name": name, "type": 1}
+    if options:
+        sub["options"] = list(options)
+    return sub
+
+
+def _user_ids(options: list[dict[str, Any]]) -> list[str]:
+    found: list[str] = []
+    for o in options:
+        if o.get("type") == 6:
+            found.append(str(o["value"]))
+        found.extend(_user_ids(o.get("options") or []))
+    return found
+
+
 def command(
     name: str,
     options: list[dict[str, Any]] | None = None,
     *,
     permissions: str = MEMBER_PERMISSIONS,
     user_id: str = USER_ID,
+    user_name: str = "Mason",
+    names: dict[str, str] | None = None,
 ) -> dict[str, Any]:
-    """A slash command (type 2), as in type2_application_command_slash_chat_input.json."""
+    """A slash command (type 2), as in type2_application_command_slash_chat_input.json.
+
+    Users picked in user options are in ``data.resolved`` (``users`` and ``members``), as
+    Discord sends them; ``names`` gives their names (default: Nadia).
+    """
     data = copy.deepcopy(fixture("type2_application_command_slash_chat_input")["data"])
     data.update({"name": name, "id": snowflake(), "type": 1, "options": options or []})
-    return _interaction(2, data, permissions, user_id, "type2_application_command_slash_chat_input")
+    picked = _user_ids(data["options"])
+    if picked:
+        names = names or {}
+        data["resolved"] = {
+            "users": {i: user(i, names.get(i, "Nadia")) for i in picked},
+            "members": {
+                i: {k: v for k, v in member(i, names.get(i, "Nadia")).items() if k != "user"}
+                for i in picked
+            },
+        }
+    payload = _interaction(
+        2, data, permissions, user_id, "type2_application_command_slash_chat_input"
+    )
+    payload["member"] = member(user_id, user_name, permissions)
+    return payload
 
 
-def autocomplete(name: str, option: str, value: str) -> dict[str, Any]:
+def autocomplete(name: str, option: str, value: str, *, sub: str | None = None) -> dict[str, Any]:
+    """An autocomplete interaction (type 4) for ``option`` of ``/name`` (or ``/name sub``)."""
+    focused: list[dict[str, Any]] = [{"type": 3, "name": option, "value": value, "focused": True}]
     data = {
         "id": snowflake(),
         "name": name,
         "type": 1,
-        "options": [{"type": 3, "name": option, "value": value, "focused": True}],
+        "options": [{"type": 1, "name": sub, "options": focused}] if sub else focused,
     }
     return _interaction(
         4, data, MEMBER_PERMISSIONS, USER_ID, "type2_application_command_slash_chat_input"

@@ -1,6 +1,6 @@
 """Renderers build real discord.py objects; their wire JSON is kept as golden snapshots.
 
-Set STUDYBOT_UPDATE_GOLDEN=1 to rewrite the snapshots after a deliberate change.
+Set UPDATE_GOLDEN=1 to rewrite the snapshots after a deliberate change.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from bot.core.messages import (
 
 GOLDEN = Path(__file__).parent / "golden"
 # The command table as the snapshot knows it: the core's summaries change as commands land.
+# "notes" stands for a command without Discord options of its own (one free text option).
 FIXED_SPECS = {
     spec.name: spec
     for spec in (
@@ -41,13 +42,14 @@ FIXED_SPECS = {
         CommandSpec("review", "/review [TOPIC] [N]", "review what is due"),
         CommandSpec("streak", "/streak", "your streak"),
         CommandSpec("leaderboard", "/leaderboard [week|month|all] [team NAME]", "the board"),
-        CommandSpec("team", "/team join NAME | leave NAME", "study groups"),
+        CommandSpec("team", "/team create|join|leave NAME | list", "study groups"),
+        CommandSpec("stats", "/stats [@USER]", "accuracy by topic"),
         CommandSpec("mock", "/mock schedule WHEN | list | cancel ID", "mock interviews"),
         CommandSpec("tz", "/tz ZONE", "set your time zone"),
         CommandSpec("studybot", "/studybot schedule ...", "channel settings", admin=True),
         CommandSpec("as", "/as NAME", "act as another user", console_only=True),
         CommandSpec("help", "/help", "every command"),
-        CommandSpec("stats", "/stats [WHO]", "a command without Discord options of its own"),
+        CommandSpec("notes", "/notes [TEXT]", "a command without Discord options of its own"),
     )
 }
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 16
@@ -56,7 +58,7 @@ PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 16
 def check_golden(name: str, data: Any) -> None:
     path = GOLDEN / f"{name}.json"
     text = json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
-    if os.environ.get("STUDYBOT_UPDATE_GOLDEN") == "1" or not path.exists():
+    if os.environ.get("UPDATE_GOLDEN") == "1" or not path.exists():
         path.write_text(text)
     assert json.loads(path.read_text()) == data, f"{path.name} differs from the rendering"
 
@@ -184,9 +186,33 @@ async def test_every_app_command_payload_matches_its_snapshot() -> None:
     assert by_name["review"]["options"][0]["choices"] == topic["choices"]
     assert by_name["tz"]["options"][0]["autocomplete"] is True
     assert int(by_name["studybot"]["default_member_permissions"]) == 1 << 5  # Manage Server
-    assert [o["name"] for o in by_name["team"]["options"]] == ["join", "leave"]
+    assert [o["name"] for o in by_name["team"]["options"]] == ["create", "join", "leave", "list"]
+    assert [o["name"] for o in by_name["mock"]["options"]] == [
+        "schedule",
+        "list",
+        "cancel",
+        "reschedule",
+        "available",
+        "pair",
+        "accept",
+        "decline",
+        "vote",
+        "note",
+        "history",
+        "remind",
+    ]
+    (user,) = by_name["stats"]["options"]
+    assert (user["name"], user["type"], user["required"]) == ("user", 6, False)  # a user picker
+    schedule = by_name["mock"]["options"][0]["options"]
+    assert [(o["name"], o["type"]) for o in schedule] == [
+        ("when", 3),
+        ("peer", 6),
+        ("format", 3),
+        ("box", 4),
+    ]
+    assert (schedule[3]["min_value"], schedule[3]["max_value"]) == (3, 30)
     assert "as" not in by_name
-    assert [o["name"] for o in by_name["stats"]["options"]] == ["arguments"]
+    assert [o["name"] for o in by_name["notes"]["options"]] == ["arguments"]
     await client.close()
 
 

@@ -9,23 +9,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.adapters.discord.client import configure_endpoints
 from bot.adapters.discord.commands import command_line, zone_choices
 from bot.adapters.discord.http import parse_interaction
 from bot.adapters.discord.translate import event_from_interaction
 from bot.core.events import EventKind
 from tests.adapters.discord import payloads as p
-from tests.adapters.discord.fake_discord import FakeDiscord
-
-
-@pytest.fixture
-async def client(fake: FakeDiscord) -> Any:
-    """A client logged in (REST only) to the fake, as in HTTP interactions mode."""
-    configure_endpoints(fake.api_url, None)
-    bot = discord.Client(intents=discord.Intents.none())
-    await bot.login("fake-bot-token")
-    yield bot
-    await bot.close()
 
 
 def parse(client: discord.Client, payload: dict[str, Any]) -> discord.Interaction:
