@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from sqlalchemy import select
 
 from bot.adapters.console.run import run_console
@@ -207,3 +208,21 @@ def test_plain_script_mode_shows_question_grade_and_help(tmp_path: Path) -> None
     assert "Daily question" in out
     assert "correct" in out.lower()
     assert "/leaderboard" in out
+
+
+def test_an_admin_only_command_is_refused_to_others_and_writes_nothing(
+    app: App, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from bot.core import commands
+    from bot.core.events import Event, EventKind
+
+    def wipe(_ctx: object, _args: str) -> list[object]:
+        raise AssertionError("an admin-only handler ran for a member")
+
+    spec = commands.CommandSpec("wipe", "/wipe", "admins only", wipe, admin=True)  # type: ignore[arg-type]
+    monkeypatch.setitem(commands.COMMANDS, "wipe", spec)
+    before = row_counts(app)
+    event = Event(EventKind.COMMAND, "slack", "T1", "C1", "U1", command="wipe", is_admin=False)
+    replies = app.bot.handle(event)
+    assert "for workspace admins" in replies[0].text
+    assert row_counts(app) == before

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-from bot.core.commands import ACTIONS, handler_for
+from bot.core.commands import ACTIONS, run_command
 from bot.core.context import Context, Services
 from bot.core.errors import UserError
 from bot.core.events import Event, EventKind
@@ -62,7 +62,7 @@ class StudyBot:
         if len(event.text) > MAX_INPUT_CHARS or len(event.args) > MAX_INPUT_CHARS:
             raise UserError(f"That is too long: keep it under {MAX_INPUT_CHARS} characters.")
         if event.kind is EventKind.COMMAND:
-            return handler_for(event.command.lower())(ctx, event.args)
+            return run_command(ctx, event.command.lower(), event.args)
         if event.kind is EventKind.ACTION:
             parts = event.action.split(":")
             action = ACTIONS.get(parts[0])

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from bot.core import daily, home, leaderboard, quiz, stats, teams
 from bot.core.context import Context
-from bot.core.errors import NotAvailableYet, UserError
+from bot.core.errors import UserError
 from bot.core.messages import Card, Delivery, Outgoing, say
 from bot.core.mock import answer_running_mock, mock_action, mock_command
 from bot.core.streaks import show_streak
@@ -22,15 +22,8 @@ class CommandSpec:
     usage: str
     summary: str
     handler: Handler | None = None
-    admin: bool = False
+    admin: bool = False  # every part needs admin rights (platforms may hide it from others)
     console_only: bool = False
-
-
-def _not_yet(name: str) -> Handler:
-    def handler(_ctx: Context, _args: str) -> list[Outgoing]:
-        raise NotAvailableYet(name)
-
-    return handler
 
 
 def _daily(ctx: Context, args: str) -> list[Outgoing]:
@@ -131,17 +124,16 @@ _SPECS = [
     ),
     CommandSpec(
         "mock",
-        "/mock schedule WHEN [with @PEER] | list | cancel ID | reschedule ID WHEN | pair | history",
-        "mock interviews",
+        "/mock schedule WHEN [with @PEER] | list | cancel ID | reschedule ID WHEN | pair | …",
+        "mock interviews: schedule, pair up, vote, scorecards (/mock alone lists all)",
         mock_command,
     ),
     CommandSpec("tz", "/tz ZONE", "set your time zone (IANA name, e.g. Europe/Berlin)", _tz),
     CommandSpec(
         "studybot",
-        "/studybot schedule ...",
-        "channel settings (admins)",
+        "/studybot schedule [TIME] [ZONE] [DAYS] [topics=A,B] | schedule show|pause|resume|skip",
+        "the channel's daily schedule (admins); /studybot nudges on|off for your reminders",
         daily.studybot_command,
-        admin=True,
     ),
     CommandSpec("as", "/as NAME", "act as another user (console only)", console_only=True),
     CommandSpec(
@@ -156,12 +148,21 @@ _SPECS = [
 COMMANDS: dict[str, CommandSpec] = {spec.name: spec for spec in _SPECS}
 
 
-def handler_for(name: str) -> Handler:
-    """The handler of command ``name``; raises UserError for an unknown one."""
+def command_for(name: str) -> CommandSpec:
+    """The spec of command ``name``; raises UserError for an unknown one."""
     spec = COMMANDS.get(name)
-    if spec is None or spec.console_only:
+    if spec is None or spec.handler is None:
         raise UserError(f"Unknown command /{name[:40]}. Type /help to see every command.")
-    return spec.handler or _not_yet(name)
+    return spec
+
+
+def run_command(ctx: Context, name: str, args: str) -> list[Outgoing]:
+    """Run command ``name`` for the acting user, enforcing its admin rule."""
+    spec = command_for(name)
+    if spec.admin and not ctx.is_admin:
+        raise UserError(f"/{spec.name} is for workspace admins.")
+    assert spec.handler is not None  # command_for returns only commands with a handler
+    return spec.handler(ctx, args)
 
 
 ACTIONS: dict[str, Callable[[Context, list[str], str], list[Outgoing]]] = {

@@ -39,6 +39,14 @@ class Context:
         return self.services.clock.now()
 
     @property
+    def is_admin(self) -> bool:
+        """Workspace or server admins, the configured admin ids, and the console's user."""
+        event = self.event
+        return (
+            event.is_admin or event.user in self.services.admin_ids or event.platform == "console"
+        )
+
+    @property
     def bank(self) -> QuestionBank:
         return self.services.bank
 

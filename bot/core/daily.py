@@ -527,12 +527,6 @@ STUDYBOT_USAGE = (
 )
 
 
-def is_admin(ctx: Context) -> bool:
-    """Workspace or server admins, the configured admin ids, and the console's user."""
-    event = ctx.event
-    return event.is_admin or event.user in ctx.services.admin_ids or event.platform == "console"
-
-
 def _reply(ctx: Context, lines: Sequence[str], title: str = "") -> list[Outgoing]:
     return [
         Outgoing(
@@ -577,7 +571,7 @@ def studybot_command(ctx: Context, args: str) -> list[Outgoing]:
                 ],
             )
         return _reply(ctx, describe(schedule, ctx.now), title=f"Schedule of #{ctx.channel.name}")
-    if not is_admin(ctx):
+    if not ctx.is_admin:
         raise UserError("Only workspace admins can change a channel's schedule.")
     schedule = ensure_schedule(ctx)
     if verb == "pause":

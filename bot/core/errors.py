@@ -20,14 +20,6 @@ class NotFound(UserError):
     """Something the user named does not exist (a question id, a team, a mock)."""
 
 
-class NotAvailableYet(UserError):
-    """A command of the contract whose capability has not landed yet."""
-
-    def __init__(self, command: str) -> None:
-        super().__init__(f"/{command} is not available yet. Type /help to see what works today.")
-        self.command = command
-
-
 class ContentError(StudybotError):
     """A question pack is malformed; ``problems`` lists every problem found."""
 
