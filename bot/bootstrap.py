@@ -21,6 +21,7 @@ from bot.core.daily import DailyPostJob, DailyRevealJob
 from bot.core.due import DueJob
 from bot.core.errors import ConfigError
 from bot.core.events import Event
+from bot.core.grading.reference import set_reference_backend
 from bot.core.leaderboard import WeeklyRecapJob
 from bot.core.messages import Outgoing
 from bot.core.mock import MockClockJob, MockReminderJob
@@ -92,6 +93,7 @@ def bootstrap(
     """Build the bot. SQLite databases are migrated on start; others must be current
     (``studybot db upgrade``), or a ConfigError says so."""
     settings = settings or load_settings()
+    set_reference_backend(settings.studybot_reference_backend)
     clock = clock or SystemClock()
     bank = bank if bank is not None else QuestionBank.load()
     engine = make_engine(settings.database_url)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import logging
 import re
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -33,6 +33,9 @@ class Settings(BaseSettings):
     studybot_admins: str = ""  # comma-separated platform user ids with admin rights
     studybot_grace_minutes: int = Field(default=60, ge=0)
     studybot_charts_dir: str = "charts"  # where the console writes chart PNGs
+    # How open questions with only a model answer are graded: "auto" uses the semantic
+    # model when the `semantic` extra is installed, "lexical" forces the fallback.
+    studybot_reference_backend: Literal["auto", "semantic", "lexical"] = "auto"
 
     slack_bot_token: SecretStr | None = None
     slack_signing_secret: SecretStr | None = None

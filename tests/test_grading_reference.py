@@ -66,13 +66,20 @@ def test_lexical_backend_is_reported(lexical: None) -> None:
     assert ref.reference_backend() == "lexical"
 
 
-def test_environment_can_force_the_fallback(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(ref.BACKEND_ENV, "lexical")
-    ref.set_reference_backend("auto")
-    ref._mode = None  # as in a fresh process: the environment decides
+def test_the_setting_can_force_the_fallback(tmp_path: Path) -> None:
+    from bot.bootstrap import bootstrap
+    from bot.config import Settings
+    from bot.core.bank import QuestionBank
+
+    settings = Settings(
+        studybot_database_url=f"sqlite:///{tmp_path / 'x.db'}",
+        studybot_reference_backend="lexical",
+    )
+    app = bootstrap(settings, bank=QuestionBank([]))
     try:
         assert ref.reference_backend() == "lexical"
     finally:
+        app.close()
         ref.set_reference_backend("auto")
 
 

@@ -25,7 +25,6 @@ import importlib.util
 import itertools
 import logging
 import math
-import os
 import re
 import threading
 import unicodedata
@@ -60,7 +59,6 @@ SEMANTIC = "semantic"
 SEMANTIC_MODEL = "all-MiniLM-L6-v2 (int8 ONNX, onnxruntime)"
 #: Environment switch: ``lexical`` forces the fallback, ``semantic`` or
 #: ``auto`` (the default) use the extra when it is installed.
-BACKEND_ENV = "STUDYBOT_REFERENCE_BACKEND"
 
 #: Work is bounded whatever the answer's size: characters read, tokens embedded.
 MAX_CHARS = 4000
@@ -283,7 +281,7 @@ class _MiniLM:
 
 
 _lock = threading.Lock()
-_mode: str | None = None  # set_reference_backend(); None: the environment decides
+_mode: str | None = None  # set_reference_backend() (bootstrap passes the setting); None: auto
 _FAILED = object()  # the extra is installed but the model would not load
 _model: Any = None  # None (not loaded yet), a _MiniLM, or _FAILED
 
@@ -307,8 +305,7 @@ def _unload() -> None:
 
 
 def _wanted() -> str:
-    mode = _mode or os.environ.get(BACKEND_ENV, "auto").strip().lower() or "auto"
-    return mode if mode in ("auto", SEMANTIC, LEXICAL) else "auto"
+    return _mode or "auto"
 
 
 def reference_backend() -> str:
