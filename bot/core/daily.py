@@ -421,7 +421,12 @@ def grade_card(question: Question, result: Grade, note: str = "") -> Card:
     ]
     if note:
         blocks.append(note)
-    return Card(blocks=tuple(blocks), footer=f"Source: {question.sources[0]}")
+    source = question.sources[0]
+    # The grader's feedback usually ends with the source already; say it once.
+    footer = f"{question.topic} · difficulty {question.difficulty}"
+    if source not in result.feedback:
+        footer = f"Source: {source} · {footer}"
+    return Card(blocks=tuple(blocks), footer=footer)
 
 
 def _open_prompt(ctx: Context) -> DailyPrompt | None:
