@@ -59,5 +59,7 @@ def as_text(message: Outgoing, paths: list[Path] | None = None) -> str:
             body = f"{message.form.label}: type /answer TEXT to fill it in"
     for path in paths or ():
         body += f"\nfile: {path}"
-    indented = "\n".join("  " + line if line else "" for line in body.splitlines())
+    # Code fences are for the chat platforms' monospace blocks; a terminal is monospace.
+    lines = [line for line in body.splitlines() if line.strip() != "```"]
+    indented = "\n".join("  " + line if line else "" for line in lines)
     return f"{head}\n{indented}"

@@ -12,6 +12,7 @@ from bot.bootstrap import App
 from bot.core.clock import SimulatedClock
 from bot.core.events import Event, EventKind
 from bot.core.messages import Outgoing, say
+from bot.core.timezones import zone
 
 PLATFORM = "console"
 WORKSPACE = "console"
@@ -125,4 +126,6 @@ class ConsoleSession:
             self._reply("That is too far; advance at most 400 days at a time.")
             return
         await self.app.runner.advance(clock, delta)
-        self._reply(f"The clock is now {clock.now().isoformat(timespec='minutes')}.")
+        now = clock.now()
+        local = f" ({now.astimezone(zone(self.tz)):%a %d %b %H:%M} in {self.tz})" if self.tz else ""
+        self._reply(f"The clock is now {now.isoformat(timespec='minutes')}{local}.")
