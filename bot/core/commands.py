@@ -65,7 +65,7 @@ def _tz(ctx: Context, args: str) -> list[Outgoing]:
 
 def _help(ctx: Context, _args: str) -> list[Outgoing]:
     lines = [
-        f"{spec.usage:<44} {spec.summary}"
+        f"{spec.usage} — {spec.summary}"
         for spec in COMMANDS.values()
         if not spec.console_only or ctx.event.platform == "console"
     ]
