@@ -1,10 +1,11 @@
 """A user's home: their own summary, shown in Slack's App Home tab (and anywhere else that asks).
 
-``home_card(ctx)`` gathers fields from ``SECTIONS``. Each capability adds one
-section function here when it lands (streaks: current and longest streak;
-spaced repetition: reviews due; mocks: the next mock; leaderboard: the team
-rank). A section returns only what is true: no field at all when it has
-nothing to say, never a made-up number.
+``home_card(ctx)`` gathers fields from ``SECTIONS``, one function per capability:
+answers and all-time points, the streak, reviews due, the next mock, and the rank this
+week (of the user on the workspace board, and of each of their teams among teams). A
+section returns only what is true: no field at all when it has nothing to say, never a
+made-up number. Each one reads through its capability's own repository or use case, in a
+query or two on an index, so that opening the Home tab stays cheap.
 
 Adapters reach it through the ``home`` action (``ACTIONS["home"]``), so it runs
 in the same unit of work and with the same workspace scoping as every command.
@@ -15,21 +16,128 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from bot.core.context import Context
+from bot.core.leaderboard import period_of, ranked_teams
 from bot.core.messages import Card, Delivery, Field, Outgoing
+from bot.core.mock import zone_of
+from bot.core.mock_model import PROPOSED, UPCOMING, Mock
+from bot.core.mock_time import show
+from bot.core.srs import describe_due
+from bot.core.streaks import current_streak
 
 Section = Callable[[Context], list[Field]]
 
+NONE_YET = "none yet: type /daily to get today's question"
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
 
 def answers_section(ctx: Context) -> list[Field]:
-    """How many answers the user gave in this workspace, and the points they scored."""
-    attempts = ctx.uow.attempts.for_user(ctx.workspace, ctx.user)
-    if not attempts:
-        return [Field("Answers", "none yet: type /daily to get today's question")]
-    points = sum(a.points for a in attempts if a.scored)
-    return [Field("Answers", str(len(attempts))), Field("Points", str(points))]
+    """How many answers the user gave in this workspace (daily, quiz and live), and their
+    all-time points: the leaderboard's own aggregate, so daily and live points both count."""
+    per_question = ctx.uow.stats.answers_by_question(ctx.workspace, ctx.user)
+    answers = sum(n for _question, n, _score, _correct in per_question)
+    if not answers:
+        return [Field("Answers", NONE_YET)]
+    fields = [Field("Answers", str(answers))]
+    board = ctx.uow.leaderboard.row(ctx.workspace, "all", ctx.user)
+    if board is not None:
+        fields.append(Field("Points", str(board.points)))
+    return fields
 
 
-SECTIONS: list[Section] = [answers_section]
+def streak_section(ctx: Context) -> list[Field]:
+    """The current and longest streak and the freezes held (missed days settled first)."""
+    state = current_streak(ctx.uow, ctx.user, ctx.now)
+    if state.longest == 0:
+        return []
+    running = f"🔥 {_plural(state.current, 'day')}" if state.current else "none running"
+    value = (
+        f"{running} · longest {_plural(state.longest, 'day')} · "
+        f"❄ {_plural(state.freezes, 'freeze')} held"
+    )
+    return [Field("Streak", value)]
+
+
+def reviews_section(ctx: Context) -> list[Field]:
+    """Spaced-repetition cards due now; when none is, when the next one falls due."""
+    due = ctx.uow.reviews.count_due(ctx.workspace, ctx.user, ctx.now)
+    if due:
+        return [Field("Reviews due", f"{due} now: type /review")]
+    following = ctx.uow.reviews.next_due_at(ctx.workspace, ctx.user)
+    if following is None:
+        return []
+    when = describe_due(following, ctx.now, ctx.user_zone)
+    return [Field("Reviews due", f"none now · next {when}")]
+
+
+def _mock_role(ctx: Context, mock: Mock) -> str:
+    """Who the user meets in ``mock``, from their side of it."""
+    if mock.candidate_id == ctx.user.id:
+        if mock.interviewer_id is None:
+            return "solo"
+        peer = ctx.uow.users.get(ctx.workspace, mock.interviewer_id)
+        role = f"with {peer.display if peer else 'a peer'}"
+        return role if mock.has_interviewer else f"{role} (not accepted yet)"
+    candidate = ctx.uow.users.get(ctx.workspace, mock.candidate_id)
+    role = f"you interview {candidate.display if candidate else 'a peer'}"
+    return role if mock.accepted(ctx.user.id) else f"{role} (accept: /mock accept {mock.id})"
+
+
+def mock_section(ctx: Context) -> list[Field]:
+    """The user's next mock, as candidate or interviewer: its time in the user's zone,
+    its format, and with whom."""
+    upcoming = ctx.uow.mocks.for_user(ctx.workspace, ctx.user, UPCOMING, limit=1)
+    if not upcoming:
+        return []
+    mock = upcoming[0]
+    parts = [
+        f"#{mock.id}",
+        show(mock.starts_at, zone_of(ctx.user, ctx.workspace)),
+        mock.format,
+        _mock_role(ctx, mock),
+    ]
+    if mock.status == PROPOSED:
+        parts.append("waiting for acceptance")
+    return [Field("Next mock", " · ".join(parts))]
+
+
+def rank_section(ctx: Context) -> list[Field]:
+    """The user's rank this week on the workspace board, and each of their teams' rank
+    among teams (by points per active member, as ``/leaderboard teams`` ranks them)."""
+    week = period_of("week", ctx.now, ctx.workspace_zone)
+    fields: list[Field] = []
+    own = ctx.uow.leaderboard.row(ctx.workspace, week.key, ctx.user)
+    if own is not None and own.points > 0:
+        above = ctx.uow.leaderboard.count_above(ctx.workspace, week.key, own.points)
+        fields.append(Field("Rank this week", f"#{above + 1} · {own.points} pts"))
+    mine = ctx.uow.teams.of_user(ctx.workspace, ctx.user)
+    if mine:
+        scores = {
+            s.team_id: s for s in ranked_teams(ctx.uow.leaderboard.teams(ctx.workspace, week.key))
+        }
+        lines = []
+        for team in mine:
+            score = scores.get(team.id)
+            if score is None or not score.active:
+                lines.append(f"{team.name}: no points yet this week")
+            else:
+                lines.append(
+                    f"{team.name}: #{score.rank} of {_plural(len(scores), 'team')} · "
+                    f"{score.per_active:.1f} pts per active member"
+                )
+        fields.append(Field("Team rank", "\n".join(lines)))
+    return fields
+
+
+SECTIONS: list[Section] = [
+    answers_section,
+    streak_section,
+    reviews_section,
+    mock_section,
+    rank_section,
+]
 
 
 def home_card(ctx: Context) -> Card:

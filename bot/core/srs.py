@@ -48,6 +48,10 @@ class ReviewRepository(Protocol):
 
     def count_due(self, workspace: Workspace, user: User, now: datetime) -> int: ...
 
+    def next_due_at(self, workspace: Workspace, user: User) -> datetime | None:
+        """When the user's earliest card falls due; None when they have no cards."""
+        ...
+
 
 def rating_for(verdict: str, *, quick: bool, seen_before: bool) -> Rating:
     """The FSRS rating of a graded answer."""

@@ -199,3 +199,10 @@ class SqlReviews(_Repo):
             )
             or 0
         )
+
+    def next_due_at(self, workspace: Workspace, user: User) -> datetime | None:
+        return self.session.scalar(
+            select(func.min(ReviewCardRow.due_at)).where(
+                ReviewCardRow.user_id == user.id, ReviewCardRow.workspace_id == workspace.id
+            )
+        )
