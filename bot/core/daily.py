@@ -25,13 +25,14 @@ from dataclasses import replace
 from datetime import date, datetime, timedelta
 
 from bot.core import leaderboard
+from bot.core.attempts import record_attempt
 from bot.core.bank import QuestionBank
 from bot.core.content import Question
 from bot.core.context import Context, Services
 from bot.core.errors import UserError
-from bot.core.grading import GRADER_VERSION, Grade, grade
+from bot.core.grading import Grade, grade
 from bot.core.messages import Button, ButtonStyle, Card, Delivery, Form, Outgoing, say
-from bot.core.model import Attempt, Channel, DailyPrompt
+from bot.core.model import Channel, DailyPrompt
 from bot.core.ports import UnitOfWork
 from bot.core.schedule import (
     DueReveal,
@@ -462,22 +463,15 @@ def answer_daily(ctx: Context, answer: str, prompt: DailyPrompt | None = None) -
         prompt.revealed_at is not None and prompt.revealed_at <= now
     )
     scored = not revealed and not ctx.uow.attempts.has_scored(ctx.user, prompt)
-    attempt = ctx.uow.attempts.add(
-        Attempt(
-            user_id=ctx.user.id,
-            workspace_id=ctx.workspace.id,
-            question_id=question.id,
-            answer=answer,
-            score=result.score,
-            verdict=result.verdict.value,
-            feedback=result.feedback,
-            grader_version=GRADER_VERSION,
-            content_hash=question.content_hash,
-            answered_at=now,
-            daily_prompt_id=prompt.id,
-            scored=scored,
-            points=points_for(question, result) if scored else 0,
-        )
+    attempt = record_attempt(
+        ctx,
+        question,
+        answer,
+        result,
+        now,
+        daily_prompt_id=prompt.id,
+        scored=scored,
+        points=points_for(question, result) if scored else 0,
     )
     leaderboard.add_points(ctx.uow, ctx.workspace, attempt)
     if attempt.scored:

@@ -30,11 +30,12 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from bot.core.attempts import record_attempt
 from bot.core.bank import QuestionBank
 from bot.core.content import Question
 from bot.core.context import Context, Services
 from bot.core.errors import NotFound, UserError
-from bot.core.grading import GRADER_VERSION, grade
+from bot.core.grading import grade
 from bot.core.ics import CalendarEvent, ics_attachment
 from bot.core.messages import (
     Attachment,
@@ -89,7 +90,7 @@ from bot.core.mock_time import (
     show_in_zones,
     utc_offset_hours,
 )
-from bot.core.model import Attempt, User, Workspace
+from bot.core.model import User, Workspace
 from bot.core.ports import UnitOfWork
 
 DEFAULT_BOX = 8  # minutes per round
@@ -1383,20 +1384,7 @@ def answer_round(ctx: Context, mock: Mock, position: int, text: str) -> list[Out
     )
     if closed is None:
         raise UserError(f"Round {position + 1} of mock #{mock.id} just closed.")
-    ctx.uow.attempts.add(
-        Attempt(
-            user_id=ctx.user.id,
-            workspace_id=ctx.workspace.id,
-            question_id=question.id,
-            answer=text,
-            score=result.score,
-            verdict=result.verdict.value,
-            feedback=result.feedback,
-            grader_version=GRADER_VERSION,
-            content_hash=question.content_hash,
-            answered_at=now,
-        )
-    )
+    record_attempt(ctx, question, text, result, now)
     interviewer = _user(ctx.uow, ctx.workspace, mock.interviewer_id)
     if interviewer is not None and mock.has_interviewer:
         _dm(

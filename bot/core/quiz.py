@@ -25,10 +25,11 @@ from typing import Any, Protocol
 from rapidfuzz import process, utils
 
 from bot.core import daily, leaderboard, srs, streaks
+from bot.core.attempts import record_attempt
 from bot.core.content import Question
 from bot.core.context import Context, Services
 from bot.core.errors import UserError
-from bot.core.grading import GRADER_VERSION, Grade, grade
+from bot.core.grading import Grade, grade
 from bot.core.messages import Button, ButtonStyle, Card, Delivery, Form, Outgoing, say
 from bot.core.model import Attempt, Channel, User, Workspace
 from bot.core.ports import UnitOfWork
@@ -439,21 +440,8 @@ def _record_practice(
 ) -> tuple[Attempt, srs.ReviewCard, str]:
     """Store the attempt, move the question's review card and record the streak activity,
     in this transaction; returns them and the streak note for the reply ("" if none)."""
-    attempt = ctx.uow.attempts.add(
-        Attempt(
-            user_id=ctx.user.id,
-            workspace_id=ctx.workspace.id,
-            question_id=question.id,
-            answer=answer,
-            score=result.score,
-            verdict=result.verdict.value,
-            feedback=result.feedback,
-            grader_version=GRADER_VERSION,
-            content_hash=question.content_hash,
-            answered_at=now,
-            quiz_session_id=session.id,
-            points=points,
-        )
+    attempt = record_attempt(
+        ctx, question, answer, result, now, quiz_session_id=session.id, points=points
     )
     card = ctx.uow.reviews.get(ctx.user, question.id)
     seconds = (now - session.asked_at).total_seconds() if session.asked_at else None
