@@ -163,7 +163,7 @@ def main() -> int:
     parser.add_argument("--per-channel", type=float, default=1.0)
     parser.add_argument("--burst", type=int, default=10)
     parser.add_argument("--latency-ms", type=float, default=20.0)
-    parser.add_argument("--batch", type=int, default=100)
+    parser.add_argument("--batch", type=int, default=250)
     parser.add_argument(
         "--db", help="a PostgreSQL server URL (a scratch database is created); default SQLite"
     )

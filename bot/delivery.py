@@ -186,7 +186,7 @@ class OutboxDeliverer:
         session_factory: sessionmaker[Session],
         clock: Clock,
         notifiers: Mapping[str, Notifier],
-        batch: int = 200,
+        batch: int = 250,
         concurrency: int = 64,
         batches_in_flight: int = 2,
         monotonic: Callable[[], float] = time.monotonic,

@@ -304,7 +304,7 @@ class DailyPostJob:
 
     name = "daily-post"
 
-    def __init__(self, batch: int = 200) -> None:
+    def __init__(self, batch: int = 250) -> None:
         self.batch = batch
 
     def next_due(self, uow: UnitOfWork) -> datetime | None:
@@ -367,7 +367,7 @@ class DailyRevealJob:
 
     name = "daily-reveal"
 
-    def __init__(self, batch: int = 200) -> None:
+    def __init__(self, batch: int = 250) -> None:
         self.batch = batch
 
     def next_due(self, uow: UnitOfWork) -> datetime | None:
