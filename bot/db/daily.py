@@ -19,6 +19,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from bot.core.clock import Clock
+from bot.core.errors import ConfigError
 from bot.core.messages import Outgoing, to_payload
 from bot.core.model import Channel, DailyPrompt, User
 from bot.core.schedule import (
@@ -57,7 +58,7 @@ def _insert(session: Session, table: Any) -> Any:
         from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
         return sqlite_insert(table)
-    raise NotImplementedError(f"bulk inserts are written for PostgreSQL and SQLite, not {name}")
+    raise ConfigError(f"studybot runs on SQLite and PostgreSQL, not on {name}")
 
 
 def _chunks(items: Sequence[Any], size: int = INSERT_CHUNK) -> list[Sequence[Any]]:
