@@ -88,12 +88,16 @@ class DiscordAdapter:
         log.info("Discord gateway ready as %s", user.name if user else "?")
 
     async def stop(self) -> None:
+        """Answer the interactions in flight, then disconnect; the app (and its database)
+        may be closed once this returns."""
         if self.http is not None:
             await self.http.drain()
+        await self.client.handler.drain()
         await self.client.close()
         if self._connection is not None:
             with suppress(asyncio.CancelledError, Exception):
                 await self._connection
+        await self.client.handler.drain()  # any that arrived while disconnecting
 
 
 def build_discord_adapter(app: App, settings: Settings) -> DiscordAdapter:

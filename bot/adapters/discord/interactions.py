@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import OrderedDict
+from collections.abc import Coroutine
 from typing import Any, Protocol
 
 import discord
@@ -38,6 +39,7 @@ from bot.delivery import Notifier
 
 log = logging.getLogger(__name__)
 ACK_WAIT = 5.0  # seconds to wait for the HTTP first response to leave before following up
+DRAIN_TIMEOUT = 10.0  # seconds shutdown waits for interactions still being answered
 OWN_POSTS_CACHE = 2048
 
 
@@ -140,6 +142,26 @@ class InteractionHandler:
         self.admin_ids = admin_ids
         self.defer_after = defer_after
         self._own_posts: OrderedDict[int, bool] = OrderedDict()
+        self._in_flight: set[asyncio.Task[None]] = set()
+
+    async def _tracked(self, work: Coroutine[Any, Any, None]) -> None:
+        """Run ``work`` as a task that :meth:`drain` waits for."""
+        task = asyncio.ensure_future(work)
+        self._in_flight.add(task)
+        task.add_done_callback(self._in_flight.discard)
+        await task
+
+    async def drain(self, timeout: float = DRAIN_TIMEOUT) -> None:
+        """Wait (at most ``timeout`` seconds) until no interaction or reply is being handled,
+        so the app's database is not closed under work still using it (on shutdown)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while pending := {t for t in self._in_flight if t is not asyncio.current_task()}:
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                log.warning("stopping with %d Discord interactions unfinished", len(pending))
+                return
+            await asyncio.wait(pending, timeout=remaining)
 
     async def _core(self, event: Event) -> list[Outgoing]:
         try:
@@ -150,6 +172,9 @@ class InteractionHandler:
 
     async def run(self, interaction: discord.Interaction, responder: Responder) -> None:
         """Answer one command, component or modal interaction."""
+        await self._tracked(self._run(interaction, responder))
+
+    async def _run(self, interaction: discord.Interaction, responder: Responder) -> None:
         try:
             event = event_from_interaction(interaction, self.admin_ids)
         except ValueError:
@@ -296,6 +321,9 @@ class InteractionHandler:
         Without the message content intent Discord sends the text only when the
         bot is mentioned; a message without text is ignored.
         """
+        await self._tracked(self._on_message(client, message))
+
+    async def _on_message(self, client: discord.Client, message: discord.Message) -> None:
         me = client.user
         if me is None or message.author.bot or message.guild is None:
             return

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
+import threading
+
 from sqlalchemy import select
 
 from bot.core.bank import QuestionBank
@@ -194,3 +197,37 @@ async def test_autosharded_client_connects_when_configured(
         assert type(adapter.client).__name__ == "ShardedStudybotClient"
         assert fake.identify is not None and fake.identify["shard"] == [0, 1]
         assert [c for c in fake.calls if c.path == "/gateway/bot"]
+
+
+async def test_stopping_answers_the_interaction_in_flight_before_disconnecting(
+    db_url: str, clock: SimulatedClock, sample_bank: QuestionBank, fake: FakeDiscord, signing_key
+) -> None:
+    entered, release = threading.Event(), threading.Event()
+    answered_before_close: list[bool] = []
+    command = p.command("help")
+    async with running_adapter(db_url, clock, sample_bank, fake, signing_key) as (app, adapter):
+        handle = app.bot.handle
+
+        def held(event):  # type: ignore[no-untyped-def]
+            entered.set()
+            release.wait(timeout=10)
+            return handle(event)
+
+        app.bot.handle = held  # type: ignore[method-assign]
+        close = adapter.client.close
+
+        async def recording_close() -> None:
+            answered_before_close.append(bool(fake.callbacks()))
+            await close()
+
+        adapter.client.close = recording_close  # type: ignore[method-assign]
+        await fake.dispatch("INTERACTION_CREATE", command)
+        assert await asyncio.to_thread(entered.wait, 10)
+        stopping = asyncio.create_task(adapter.stop())
+        # released only once stop() has begun, while the command is still being handled
+        asyncio.get_running_loop().call_soon(release.set)
+        await stopping
+        checked_out = app.engine.pool.checkedout()
+    assert answered_before_close[0] is True
+    assert fake.callbacks()[0].path == f"/interactions/{command['id']}/{command['token']}/callback"
+    assert checked_out == 0
