@@ -97,7 +97,7 @@ class FakeDiscord:
             self._changed.notify_all()
 
     async def wait_for(
-        self, predicate: Callable[[Call], bool], timeout: float = 5.0, count: int = 1
+        self, predicate: Callable[[Call], bool], timeout: float = 30.0, count: int = 1
     ) -> list[Call]:
         """The first ``count`` recorded calls matching ``predicate``, waiting up to ``timeout``."""
 
@@ -108,7 +108,7 @@ class FakeDiscord:
             await asyncio.wait_for(self._changed.wait_for(lambda: len(found()) >= count), timeout)
             return found()[:count]
 
-    async def wait_call(self, method: str, pattern: str, timeout: float = 5.0) -> Call:
+    async def wait_call(self, method: str, pattern: str, timeout: float = 30.0) -> Call:
         regex = re.compile(pattern)
         calls = await self.wait_for(
             lambda c: c.method == method and regex.search(c.path) is not None, timeout

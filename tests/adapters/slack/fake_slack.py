@@ -119,7 +119,7 @@ class FakeSlack:
         method: str | tuple[str, ...],
         count: int = 1,
         where: Callable[[Call], bool] | None = None,
-        timeout: float = 5.0,
+        timeout: float = 30.0,
     ) -> list[Call]:
         """The calls of ``method`` once at least ``count`` were made (fails after ``timeout``)."""
         async with self._changed:
