@@ -7,11 +7,13 @@ import logging
 import subprocess
 import sys
 import threading
+from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
-from sqlalchemy import func, insert, select
+from sqlalchemy import func, insert, select, text
 
 from bot.bootstrap import App, bootstrap
 from bot.config import Settings
@@ -101,6 +103,31 @@ def worker(
     return app, notifier
 
 
+Worker = Callable[..., tuple[App, RecordingNotifier]]
+
+
+@pytest.fixture
+def workers() -> Iterator[Worker]:
+    """``worker`` whose apps are closed when the test ends, whether it passed or not."""
+    apps: list[App] = []
+
+    def make(*args: Any, **kwargs: Any) -> tuple[App, RecordingNotifier]:
+        app, notifier = worker(*args, **kwargs)
+        apps.append(app)
+        return app, notifier
+
+    yield make
+    for app in apps:
+        app.close()
+
+
+def wait_until_no_schedule_is_locked(app: App) -> None:
+    """Blocks until every schedule row can be locked, i.e. no other transaction holds one."""
+    with app.session_factory() as session, session.begin():
+        session.execute(text("SET LOCAL lock_timeout = '30s'"))
+        session.execute(select(ChannelScheduleRow.channel_id).with_for_update()).all()
+
+
 def count(app: App, table: type) -> int:
     with app.session_factory() as session:
         return session.scalar(select(func.count()).select_from(table)) or 0
@@ -129,27 +156,26 @@ def test_work_missed_within_the_grace_period_runs_once_and_older_is_skipped(
 
 
 def test_one_worker_posts_500_due_channels_exactly_once(
-    db_url: str, clock: SimulatedClock, sample_bank: QuestionBank
+    db_url: str, clock: SimulatedClock, sample_bank: QuestionBank, workers: Worker
 ) -> None:
-    app, notifier = worker(db_url, clock, sample_bank, batch=100)
+    app, notifier = workers(db_url, clock, sample_bank, batch=100)
     seed_channels(app, 500, START)
     asyncio.run(app.runner.run_due())
     asyncio.run(app.runner.run_due())
     assert count(app, DailyPromptRow) == 500
     assert len(notifier.sent) == 500
     assert len({m.key for m in notifier.sent}) == 500
-    app.close()
 
 
 @pytest.mark.postgres
 def test_two_workers_on_one_postgres_database_post_500_channels_exactly_once(
-    postgres_database: str, clock: SimulatedClock, sample_bank: QuestionBank
+    postgres_database: str, clock: SimulatedClock, sample_bank: QuestionBank, workers: Worker
 ) -> None:
     from tests.conftest import _reset_postgres
 
     _reset_postgres(postgres_database)
-    first, sent_first = worker(postgres_database, clock, sample_bank)
-    second, sent_second = worker(postgres_database, clock, sample_bank)
+    first, sent_first = workers(postgres_database, clock, sample_bank)
+    second, sent_second = workers(postgres_database, clock, sample_bank)
     seed_channels(first, 500, START)
     threads = [
         threading.Thread(target=lambda a=a: asyncio.run(a.runner.run_due()))
@@ -159,18 +185,18 @@ def test_two_workers_on_one_postgres_database_post_500_channels_exactly_once(
         thread.start()
     for thread in threads:
         thread.join(timeout=60)
+    assert not any(thread.is_alive() for thread in threads), "a worker did not finish"
     keys = [m.key for m in sent_first.sent + sent_second.sent]
     assert count(first, DailyPromptRow) == 500
     assert len(keys) == 500 and len(set(keys)) == 500
     assert len({m.to for m in sent_first.sent + sent_second.sent}) == 500
-    first.close()
-    second.close()
 
 
 CHILD = """
 import sys
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 from bot.bootstrap import bootstrap
 from bot.config import Settings
 from bot.core.bank import QuestionBank
@@ -194,12 +220,12 @@ sys.stdin.read()  # killed here
 
 @pytest.mark.postgres
 def test_a_worker_killed_mid_run_leaves_the_rest_to_the_other(
-    postgres_database: str, clock: SimulatedClock, sample_bank: QuestionBank
+    postgres_database: str, clock: SimulatedClock, sample_bank: QuestionBank, workers: Worker
 ) -> None:
     from tests.conftest import SAMPLE_PACK, _reset_postgres
 
     _reset_postgres(postgres_database)
-    survivor, notifier = worker(postgres_database, clock, sample_bank, batch=100)
+    survivor, notifier = workers(postgres_database, clock, sample_bank, batch=100)
     seed_channels(survivor, 500, START)
     with subprocess.Popen(
         [sys.executable, "-c", CHILD, postgres_database, START.isoformat(), str(SAMPLE_PACK)],
@@ -216,6 +242,9 @@ def test_a_worker_killed_mid_run_leaves_the_rest_to_the_other(
         finally:
             child.kill()
             child.wait(timeout=30)
+    # The child is dead, but its server session lets go of the rows only once PostgreSQL
+    # notices the closed socket: wait for that rather than race it (SKIP LOCKED would skip).
+    wait_until_no_schedule_is_locked(survivor)
     asyncio.run(survivor.runner.run_due())
     keys = [m.key for m in notifier.sent]
     assert count(survivor, DailyPromptRow) == 500
@@ -225,4 +254,3 @@ def test_a_worker_killed_mid_run_leaves_the_rest_to_the_other(
             select(func.count()).select_from(OutboxRow).where(OutboxRow.status != "sent")
         )
     assert pending == 0
-    survivor.close()
