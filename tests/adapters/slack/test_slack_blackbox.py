@@ -90,11 +90,11 @@ async def test_studybot_run_serves_a_slash_command_with_buttons_and_answers_a_cl
 ) -> None:
     assert await post(studybot_run, slash(f"/{COMMAND}")) == 200
     posts = await fake_slack.wait_for(
-        ("chat.postMessage", "chat.postEphemeral"), where=lambda c: bool(c.buttons()), timeout=3
+        ("chat.postMessage", "chat.postEphemeral"), where=lambda c: bool(c.buttons())
     )
     buttons = posts[0].buttons()
     assert buttons
 
     assert await post(studybot_run, click(buttons[0]["value"])) == 200
-    answered = await fake_slack.wait_for(("chat.postEphemeral", "views.open"), timeout=3)
+    answered = await fake_slack.wait_for(("chat.postEphemeral", "views.open"))
     assert answered[0].args.get("user", answered[0].args.get("trigger_id"))
