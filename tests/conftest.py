@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 from sqlalchemy import create_engine, text
 
 from bot.bootstrap import App, bootstrap
@@ -25,6 +26,11 @@ ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_PACK = ROOT / "content" / "packs" / "sample.yaml"
 POSTGRES_URL = os.environ.get("STUDYBOT_TEST_POSTGRES_URL", "")
 START = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)  # a Tuesday
+
+# Property tests check what is true, not how fast: hypothesis' 200 ms per-example deadline
+# and its too-slow health check fail them at random on a loaded CI machine.
+settings.register_profile("studybot", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("studybot")
 
 # Tests start from a cleared environment: nothing the developer exported leaks in.
 for _name in list(os.environ):
