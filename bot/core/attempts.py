@@ -6,7 +6,7 @@ from datetime import datetime
 
 from bot.core.content import Question
 from bot.core.context import Context
-from bot.core.grading import GRADER_VERSION, Grade
+from bot.core.grading import Grade
 from bot.core.model import Attempt
 
 
@@ -33,7 +33,7 @@ def record_attempt(
             score=result.score,
             verdict=result.verdict.value,
             feedback=result.feedback,
-            grader_version=GRADER_VERSION,
+            grader_version=result.grader,
             content_hash=question.content_hash,
             answered_at=answered_at,
             daily_prompt_id=daily_prompt_id,

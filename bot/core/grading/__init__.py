@@ -32,13 +32,21 @@ class Verdict(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class Grade:
-    """A graded answer: score 0..1, verdict, feedback, and for open questions the points."""
+    """A graded answer: score 0..1, verdict, feedback, and for open questions the points.
+
+    ``answered`` is False when the reply is not an answer at all (it names no choice,
+    holds no number, or cannot be read): the feedback is then a hint that gives nothing
+    away, and callers record nothing, so the next real answer still scores. ``grader``
+    names what produced the grade (the rules engine's version, or a judge and its model).
+    """
 
     score: float
     verdict: Verdict
     feedback: str
     matched: tuple[str, ...] = ()
     missed: tuple[str, ...] = ()
+    answered: bool = True
+    grader: str = GRADER_VERSION
 
     def as_dict(self, *, with_points: bool) -> dict[str, object]:
         """The grade as JSON-ready data; ``with_points`` adds ``matched`` and ``missed``."""
