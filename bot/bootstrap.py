@@ -99,11 +99,13 @@ def bootstrap(
     engine = make_engine(settings.database_url)
     if auto_migrate is None:
         auto_migrate = engine.dialect.name == "sqlite"
-    if auto_migrate:
+    if not migrate.is_current(engine):
+        if not auto_migrate:
+            engine.dispose()
+            raise ConfigError(
+                "The database schema is not current. Run `studybot db upgrade` first."
+            )
         migrate.upgrade(engine)
-    elif not migrate.is_current(engine):
-        engine.dispose()
-        raise ConfigError("The database schema is not current. Run `studybot db upgrade` first.")
     session_factory = make_session_factory(engine)
     with session_factory() as session, session.begin():
         sync_questions(session, bank, clock.now())

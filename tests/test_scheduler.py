@@ -169,13 +169,10 @@ def test_one_worker_posts_500_due_channels_exactly_once(
 
 @pytest.mark.postgres
 def test_two_workers_on_one_postgres_database_post_500_channels_exactly_once(
-    postgres_database: str, clock: SimulatedClock, sample_bank: QuestionBank, workers: Worker
+    postgres_url: str, clock: SimulatedClock, sample_bank: QuestionBank, workers: Worker
 ) -> None:
-    from tests.conftest import _reset_postgres
-
-    _reset_postgres(postgres_database)
-    first, sent_first = workers(postgres_database, clock, sample_bank)
-    second, sent_second = workers(postgres_database, clock, sample_bank)
+    first, sent_first = workers(postgres_url, clock, sample_bank)
+    second, sent_second = workers(postgres_url, clock, sample_bank)
     seed_channels(first, 500, START)
     threads = [
         threading.Thread(target=lambda a=a: asyncio.run(a.runner.run_due()))
@@ -220,15 +217,14 @@ sys.stdin.read()  # killed here
 
 @pytest.mark.postgres
 def test_a_worker_killed_mid_run_leaves_the_rest_to_the_other(
-    postgres_database: str, clock: SimulatedClock, sample_bank: QuestionBank, workers: Worker
+    postgres_url: str, clock: SimulatedClock, sample_bank: QuestionBank, workers: Worker
 ) -> None:
-    from tests.conftest import SAMPLE_PACK, _reset_postgres
+    from tests.conftest import SAMPLE_PACK
 
-    _reset_postgres(postgres_database)
-    survivor, notifier = workers(postgres_database, clock, sample_bank, batch=100)
+    survivor, notifier = workers(postgres_url, clock, sample_bank, batch=100)
     seed_channels(survivor, 500, START)
     with subprocess.Popen(
-        [sys.executable, "-c", CHILD, postgres_database, START.isoformat(), str(SAMPLE_PACK)],
+        [sys.executable, "-c", CHILD, postgres_url, START.isoformat(), str(SAMPLE_PACK)],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         cwd=ROOT,
