@@ -3,7 +3,6 @@ a simulated clock, the wired app, and a console that reads like a chat transcrip
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
 import shutil
@@ -180,5 +179,5 @@ def app(db_url: str, clock: SimulatedClock, sample_bank: QuestionBank) -> Iterat
 @pytest.fixture
 def chat(app: App) -> Iterator[Transcript]:
     transcript = Transcript(app)
-    asyncio.run(transcript.session.start())
+    transcript.start()
     yield transcript
