@@ -20,6 +20,7 @@ from tests.support import seed_channels
 
 FAN_OUT = 60
 WITHIN = 0.1  # seconds
+TRIES = 3
 
 
 class HeldNotifier:
@@ -78,12 +79,24 @@ async def test_console_replies_do_not_wait_for_a_slow_fan_out(
     assert await app.runner.run_due() == FAN_OUT  # the posts are queued, not yet sent
     await asyncio.wait_for(held.waiting.wait(), 10)
 
-    seconds, help_reply = await _answered_within(session, printer, "/help")
-    assert help_reply.card.title == "studybot commands"
-    assert seconds < WITHIN, f"/help took {seconds * 1000:.0f} ms behind the fan-out"
-    seconds, grade = await _answered_within(session, printer, f"/answer {question.answer_text}")
-    assert "+" in grade.text and "points" in grade.text  # the scored answer of the day
-    assert seconds < WITHIN, f"the answer took {seconds * 1000:.0f} ms behind the fan-out"
+    # Each reply is timed a few times and the fastest counts, so that a passing load spike
+    # on a shared machine is not taken for waiting; a reply that waited for the held
+    # fan-out would never come at all.
+    times = []
+    for _ in range(TRIES):
+        seconds, help_reply = await _answered_within(session, printer, "/help")
+        assert help_reply.card.title == "studybot commands"
+        times.append(seconds)
+    assert min(times) < WITHIN, f"/help took {min(times) * 1000:.0f} ms behind the fan-out"
+    times = []
+    for attempt in range(TRIES):
+        seconds, grade = await _answered_within(
+            session, printer, f"/answer {question.answer_text}"
+        )
+        if attempt == 0:
+            assert "+" in grade.text and "points" in grade.text  # the scored answer
+        times.append(seconds)
+    assert min(times) < WITHIN, f"an answer took {min(times) * 1000:.0f} ms behind the fan-out"
 
     held.release.set()
     await session.settle()

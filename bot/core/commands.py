@@ -9,7 +9,8 @@ from bot.core import daily, home, leaderboard, quiz, stats, teams
 from bot.core.context import Context
 from bot.core.errors import UserError
 from bot.core.messages import Card, Delivery, Outgoing, say
-from bot.core.mock import answer_running_mock, mock_action, mock_command
+from bot.core.mock import mock_action, mock_command
+from bot.core.router import route_answer
 from bot.core.streaks import show_streak
 from bot.core.timezones import parse_zone
 
@@ -35,10 +36,7 @@ def _daily(ctx: Context, args: str) -> list[Outgoing]:
 
 
 def _answer(ctx: Context, args: str) -> list[Outgoing]:
-    running = answer_running_mock(ctx, args)  # a running mock's open round comes first
-    if running is not None:
-        return running
-    return quiz.answer_open_question(ctx, args)
+    return route_answer(ctx, args)
 
 
 def _tz(ctx: Context, args: str) -> list[Outgoing]:
@@ -86,7 +84,8 @@ _SPECS = [
     CommandSpec(
         "answer",
         "/answer TEXT",
-        "answer the open question: your quiz's, else today's daily",
+        "answer the open question: your mock round, the channel's live round, your quiz, "
+        "else today's daily",
         _answer,
     ),
     CommandSpec(
