@@ -276,7 +276,7 @@ def show_daily(ctx: Context) -> list[Outgoing]:
     """Post today's question in the channel if it is not posted yet, else show it again."""
     schedule = ensure_schedule(ctx)
     today = schedule.local_date_of(ctx.now)
-    prompt = ctx.uow.prompts.for_date(ctx.channel, today)
+    prompt = ctx.uow.daily.for_date(ctx.channel, today)
     if prompt is not None:
         question = ctx.bank.get(prompt.question_id)
         if question is None:
@@ -439,7 +439,7 @@ def answer_daily(ctx: Context, answer: str, prompt: DailyPrompt | None = None) -
     if not answer.strip():
         raise UserError("Your answer is empty. Type /answer followed by what you think.")
     if prompt is None:
-        prompt = ctx.uow.prompts.latest(ctx.channel, ctx.now)
+        prompt = ctx.uow.daily.latest(ctx.channel, ctx.now)
     if prompt is None:
         raise UserError(
             "There is no daily question open in this channel yet. Type /daily to get one."
@@ -488,7 +488,7 @@ def daily_action(ctx: Context, parts: list[str], text: str) -> list[Outgoing]:
     """Buttons and forms of a daily post: ``daily:<prompt>:<letter>|form|submit``."""
     if len(parts) != 3 or not parts[1].isdigit():
         raise UserError("That button is no longer valid.")
-    prompt = ctx.uow.prompts.get(ctx.workspace, int(parts[1]))
+    prompt = ctx.uow.daily.get(ctx.workspace, int(parts[1]))
     if prompt is None or prompt.channel_id != ctx.channel.id:
         raise UserError("That question is no longer open.")
     what = parts[2]
@@ -583,7 +583,7 @@ def studybot_command(ctx: Context, args: str) -> list[Outgoing]:
             raise UserError("That is too many skipped days; remove the schedule's days instead.")
         saved = _save_schedule(ctx, replace(schedule, skip_dates=kept))
         note = ""
-        if ctx.uow.prompts.for_date(ctx.channel, day) is not None:
+        if ctx.uow.daily.for_date(ctx.channel, day) is not None:
             note = " Today's question is already posted; it stays."
         return _reply(
             ctx,

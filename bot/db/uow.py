@@ -18,7 +18,6 @@ from bot.db.repositories import (
     SqlAttempts,
     SqlChannels,
     SqlOutbox,
-    SqlPrompts,
     SqlUsers,
     SqlWorkspaces,
 )
@@ -44,7 +43,6 @@ class SqlUnitOfWork:
         self.workspaces = SqlWorkspaces(self.session, self._clock)
         self.users = SqlUsers(self.session, self._clock)
         self.channels = SqlChannels(self.session, self._clock)
-        self.prompts = SqlPrompts(self.session, self._clock)
         self.attempts = SqlAttempts(self.session, self._clock)
         self.outbox = SqlOutbox(self.session, self._clock)
         self.quizzes = SqlQuizzes(self.session, self._clock)
