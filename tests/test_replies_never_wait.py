@@ -1,7 +1,9 @@
 """A user's reply goes out at once, whatever the outbox is doing: delivery runs beside it.
 
 Each test holds a daily fan-out up on a slow platform and checks that a /help and an answer
-sent meanwhile are answered within 100 ms, then that the fan-out still completes.
+sent meanwhile are answered while the fan-out is still held (a reply that waited for it would
+never come), within 100 ms, then that the fan-out still completes. The time bound is checked on
+the fastest of three tries, so that a moment's load on a shared machine does not fail it.
 """
 
 from __future__ import annotations
@@ -79,24 +81,21 @@ async def test_console_replies_do_not_wait_for_a_slow_fan_out(
     assert await app.runner.run_due() == FAN_OUT  # the posts are queued, not yet sent
     await asyncio.wait_for(held.waiting.wait(), 10)
 
-    # Each reply is timed a few times and the fastest counts, so that a passing load spike
-    # on a shared machine is not taken for waiting; a reply that waited for the held
-    # fan-out would never come at all.
-    times = []
-    for _ in range(TRIES):
-        seconds, help_reply = await _answered_within(session, printer, "/help")
-        assert help_reply.card.title == "studybot commands"
-        times.append(seconds)
-    assert min(times) < WITHIN, f"/help took {min(times) * 1000:.0f} ms behind the fan-out"
-    times = []
-    for attempt in range(TRIES):
-        seconds, grade = await _answered_within(
-            session, printer, f"/answer {question.answer_text}"
+    helps = [await _answered_within(session, printer, "/help") for _ in range(TRIES)]
+    assert all(reply.card.title == "studybot commands" for _, reply in helps)
+    fastest = min(seconds for seconds, _ in helps)
+    assert fastest < WITHIN, f"/help took {fastest * 1000:.0f} ms behind the fan-out"
+    answers = []
+    for name in ("alice", "bob", "carol"):
+        await session.handle_line(f"/as {name}")
+        answers.append(
+            await _answered_within(session, printer, f"/answer {question.answer_text}")
         )
-        if attempt == 0:
-            assert "+" in grade.text and "points" in grade.text  # the scored answer
-        times.append(seconds)
-    assert min(times) < WITHIN, f"an answer took {min(times) * 1000:.0f} ms behind the fan-out"
+    assert not held.release.is_set()  # every reply above came while the fan-out was held
+    for _, grade in answers:
+        assert "+" in grade.text and "points" in grade.text  # each one's scored answer
+    fastest = min(seconds for seconds, _ in answers)
+    assert fastest < WITHIN, f"the answer took {fastest * 1000:.0f} ms behind the fan-out"
 
     held.release.set()
     await session.settle()
