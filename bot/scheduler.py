@@ -73,7 +73,10 @@ class DueRunner:
         finally:
             more.set()
             self.deliverer.poke()
-        return done + await delivery
+        delivered = await delivery
+        if delivered:
+            log.info("outbox: delivered %d message%s", delivered, "" if delivered == 1 else "s")
+        return done + delivered
 
     async def _run_job(self, job: DueJob, now: datetime) -> int:
         batch = getattr(job, "batch", None)
@@ -89,6 +92,8 @@ class DueRunner:
                 self.deliverer.poke()
             if not isinstance(batch, int) or count < batch:
                 break
+        if total:
+            log.info("due job %s: %d done", job.name, total)
         return total
 
     def _run_round(self, job: DueJob, now: datetime) -> int:
