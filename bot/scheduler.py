@@ -73,10 +73,7 @@ class DueRunner:
         finally:
             more.set()
             self.deliverer.poke()
-        delivered = await delivery
-        if delivered:
-            log.info("outbox: delivered %d message%s", delivered, "" if delivered == 1 else "s")
-        return done + delivered
+        return done + await delivery
 
     async def _run_job(self, job: DueJob, now: datetime) -> int:
         batch = getattr(job, "batch", None)

@@ -116,7 +116,7 @@ def test_lint_checks_the_team_packs_with_the_bundled_ones(
 ) -> None:
     monkeypatch.setenv("STUDYBOT_PACKS", str(team_dir))
     assert main(["content", "lint"]) == 0
-    assert capsys.readouterr().out == f"ok: {bundled_count() + 1} questions, no problems\n"
+    assert capsys.readouterr().out.startswith(f"ok: {bundled_count() + 1} questions")
 
     (team_dir / "broken.yaml").write_text(TEAM_PACK.replace('answer: "interns"', 'answer: "x"'))
     assert main(["content", "lint"]) == 1

@@ -29,7 +29,7 @@ from bot.content_io import (
     import_file,
     select_packs,
 )
-from bot.core.content import PACKS_DIR, pack_files
+from bot.core.content import PACKS_DIR, bank_files, pack_files
 from bot.core.errors import ContentError, UserError
 from bot.core.lint import lint_paths
 
@@ -130,12 +130,24 @@ def _register_export(content_sub: argparse._SubParsersAction[argparse.ArgumentPa
     exp.set_defaults(handler=run_export)
 
 
+def lint_targets(paths: Sequence[Path]) -> list[Path]:
+    """What ``content lint`` checks: the paths named, else the whole bank (the bundled packs
+    and those of STUDYBOT_PACKS). Raises InvalidSettings, and ContentError naming a
+    STUDYBOT_PACKS directory that does not exist."""
+    return list(paths) or bank_files(load_settings().pack_dirs)
+
+
 def run_lint(args: argparse.Namespace) -> int:
     try:
-        extra_dirs = load_settings().pack_dirs
+        targets = lint_targets(args.paths)
     except ValueError as exc:
         return _fail("lint", str(exc))
-    problems, count = lint_paths(list(args.paths), extra_dirs)
+    except ContentError as exc:  # a STUDYBOT_PACKS directory is missing: nothing to lint there
+        print(f"{len(exc.problems)} problem(s) in 0 question(s):", file=sys.stderr)
+        for line in exc.problems:
+            print(f"  - {line}", file=sys.stderr)
+        return 1
+    problems, count = lint_paths(targets)
     if problems:
         print(f"{len(problems)} problem(s) in {count} question(s):", file=sys.stderr)
         for line in problems:

@@ -31,19 +31,11 @@ through ``bot.core.grading.grade``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from pathlib import Path
 from urllib.parse import urlparse
 
-from bot.core.content import (
-    PACKS_DIR,
-    TOPICS,
-    Pack,
-    Question,
-    bank_files,
-    load_pack,
-    pack_files,
-)
+from bot.core.content import PACKS_DIR, TOPICS, Pack, Question, load_pack, pack_files
 from bot.core.errors import ContentError
 
 #: Relative tolerance above which a numeric question accepts almost anything.
@@ -61,27 +53,21 @@ MIN_RUBRIC_POINTS = 3
 MAX_RUBRIC_POINTS = 6
 
 
-def expand(paths: list[Path], extra_dirs: Sequence[Path] = ()) -> list[Path]:
-    """Pack files named directly or found in named folders; when none are named, the bank:
-    the bundled packs and those of ``extra_dirs`` (STUDYBOT_PACKS)."""
+def expand(paths: list[Path]) -> list[Path]:
+    """Pack files named directly or found in named folders; content/packs when none."""
     if not paths:
-        return bank_files(extra_dirs, PACKS_DIR)
+        return pack_files(PACKS_DIR)
     files: list[Path] = []
     for path in paths:
         files.extend(pack_files(path) if path.is_dir() else [path])
     return files
 
 
-def lint_paths(paths: list[Path], extra_dirs: Sequence[Path] = ()) -> tuple[list[str], int]:
-    """Return (problems, number of questions checked) for the packs at ``paths``, or for the
-    whole bank (the bundled packs and those of ``extra_dirs``) when ``paths`` is empty."""
-    try:
-        files = expand(paths, extra_dirs)
-    except ContentError as exc:
-        return (exc.problems, 0)
+def lint_paths(paths: list[Path]) -> tuple[list[str], int]:
+    """Return (problems, number of questions checked) for the packs at ``paths``."""
+    files = expand(paths)
     if not files:
-        where = ", ".join(map(str, paths or [PACKS_DIR, *extra_dirs]))
-        return ([f"no pack files found in {where}"], 0)
+        return ([f"no pack files found in {', '.join(map(str, paths)) or PACKS_DIR}"], 0)
     problems: list[str] = []
     packs: list[Pack] = []
     for path in files:
