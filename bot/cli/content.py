@@ -139,7 +139,7 @@ def lint_targets(paths: Sequence[Path]) -> list[Path]:
 
 def run_lint(args: argparse.Namespace) -> int:
     try:
-        targets = lint_targets(args.paths)
+        args.paths = lint_targets(args.paths)
     except ValueError as exc:
         return _fail("lint", str(exc))
     except ContentError as exc:  # a STUDYBOT_PACKS directory is missing: nothing to lint there
@@ -147,7 +147,7 @@ def run_lint(args: argparse.Namespace) -> int:
         for line in exc.problems:
             print(f"  - {line}", file=sys.stderr)
         return 1
-    problems, count = lint_paths(targets)
+    problems, count = lint_paths(list(args.paths))
     if problems:
         print(f"{len(problems)} problem(s) in {count} question(s):", file=sys.stderr)
         for line in problems:
