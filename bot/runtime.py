@@ -95,6 +95,7 @@ async def serve(app: App, adapters: list[PlatformAdapter], stop: asyncio.Event) 
     for adapter in adapters:
         app.notifiers[adapter.name] = adapter.notifier
     routes = [route for adapter in adapters for route in adapter.routes()]
+    app.runner.deliverer.start()
     scheduler = start_scheduler(app.runner)
     server: uvicorn.Server | None = None
     server_task: asyncio.Task[None] | None = None
@@ -133,6 +134,7 @@ async def serve(app: App, adapters: list[PlatformAdapter], stop: asyncio.Event) 
             except Exception:
                 log.exception("stopping %s failed", adapter.name)
         scheduler.shutdown(wait=False)
+        await app.stop()  # the outbox's background delivery, after its pass in flight
 
 
 async def run_forever(app: App, adapters: list[PlatformAdapter]) -> None:
