@@ -20,6 +20,8 @@ import jsonschema
 import yaml
 
 from bot.core.errors import ContentError
+from bot.resources import PACKS_DIR as PACKS_DIR  # the bundled packs, for their readers
+from bot.resources import SCHEMA_PATH
 
 Kind = Literal["choice", "multi", "numeric", "short", "open"]
 KINDS: tuple[Kind, ...] = ("choice", "multi", "numeric", "short", "open")
@@ -39,9 +41,6 @@ TOPICS: tuple[str, ...] = (
     "myths",
 )
 DEFAULT_PASS_SCORE = 0.6
-CONTENT_ROOT = Path(__file__).resolve().parents[2] / "content"
-SCHEMA_PATH = CONTENT_ROOT / "schema.json"
-PACKS_DIR = CONTENT_ROOT / "packs"
 # libyaml's safe loader is several times faster where PyYAML was built with it.
 _SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -259,6 +258,23 @@ def load_pack(path: Path) -> Pack:
 
 def pack_files(directory: Path = PACKS_DIR) -> list[Path]:
     return sorted(p for p in directory.glob("*.y*ml") if p.suffix in (".yaml", ".yml"))
+
+
+def bank_files(extra_dirs: Sequence[Path] = (), bundled: Path | None = None) -> list[Path]:
+    """The pack files of the question bank: the packs that ship with studybot (``bundled``,
+    default :data:`PACKS_DIR`), then those of each extra directory (``STUDYBOT_PACKS``).
+
+    Raises ContentError naming every extra directory that does not exist.
+    """
+    files = pack_files(bundled if bundled is not None else PACKS_DIR)
+    missing = [
+        f"{d}: no such directory (named in STUDYBOT_PACKS)" for d in extra_dirs if not d.is_dir()
+    ]
+    if missing:
+        raise ContentError(missing)
+    for directory in extra_dirs:
+        files.extend(pack_files(directory))
+    return files
 
 
 def load_packs(paths: Iterable[Path]) -> list[Pack]:
