@@ -29,7 +29,7 @@ from bot.content_io import (
 )
 from bot.core.content import PACKS_DIR
 from bot.core.errors import ContentError, UserError
-from bot.core.lint import lint_paths
+from bot.core.lint import lint_report
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -127,13 +127,17 @@ def _register_export(content_sub: argparse._SubParsersAction[argparse.ArgumentPa
 
 
 def run_lint(args: argparse.Namespace) -> int:
-    problems, count = lint_paths(list(args.paths))
-    if problems:
-        print(f"{len(problems)} problem(s) in {count} question(s):", file=sys.stderr)
-        for line in problems:
+    report = lint_report(list(args.paths))
+    held = f"{report.examples_held} of {report.examples} examples hold"
+    if report.problems:
+        print(
+            f"{len(report.problems)} problem(s) in {report.questions} question(s); {held}:",
+            file=sys.stderr,
+        )
+        for line in report.problems:
             print(f"  - {line}", file=sys.stderr)
         return 1
-    print(f"ok: {count} questions, no problems")
+    print(f"ok: {report.questions} questions, {held}, no problems")
     return 0
 
 
