@@ -125,6 +125,25 @@ def _assert_one_problem_naming(problems: list[str], qid: str, *words: str) -> No
         assert word in line, line
 
 
+def _with_examples(q: dict[str, Any], **lists: list[str]) -> dict[str, Any]:
+    q["examples"] = {label.rstrip("_"): answers for label, answers in lists.items()}
+    return q
+
+
+GOOD_OPEN_EXAMPLES = {
+    "pass_": [
+        "Own memory per instance, fault isolation, predictable latency.",
+        "Each gets dedicated memory and there is fault isolation between them.",
+    ],
+    "fail": [
+        "They share one memory pool and a crash takes both down.",
+        "Nothing: it is only a scheduling trick.",
+        "Predictable, nothing more.",
+    ],
+    "partial": ["Each one has its own memory."],
+}
+
+
 def test_a_good_pack_passes(tmp_path: Path) -> None:
     problems, count = lint_paths([_write(tmp_path, _good_pack())])
     assert problems == []
@@ -289,6 +308,7 @@ def test_shipped_packs_must_use_the_known_topics_and_their_own_prefix(
 ) -> None:
     monkeypatch.setattr(lint, "PACKS_DIR", tmp_path)
     data = _good_pack()
+    _with_examples(_question(data, "open"), **GOOD_OPEN_EXAMPLES)
     data["questions"][0]["topic"] = "gpu-trivia"
     data["questions"][1]["id"] = "trivia-no-mig-gpus"
     problems = _lint_one(tmp_path, data)
@@ -302,6 +322,7 @@ def test_shipped_open_questions_need_a_model_answer(
 ) -> None:
     monkeypatch.setattr(lint, "PACKS_DIR", tmp_path)
     data = _good_pack()
+    _with_examples(_question(data, "open"), **GOOD_OPEN_EXAMPLES)
     del _question(data, "open")["model_answer"]
     _assert_one_problem_naming(_lint_one(tmp_path, data), "mig-isolation", "no model_answer")
 
@@ -327,25 +348,6 @@ def test_the_cli_exits_1_with_a_readable_report(
 def test_the_cli_exits_0_on_a_good_pack(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert run_lint(argparse.Namespace(paths=[_write(tmp_path, _good_pack())])) == 0
     assert "ok: 5 questions" in capsys.readouterr().out
-
-
-def _with_examples(q: dict[str, Any], **lists: list[str]) -> dict[str, Any]:
-    q["examples"] = {label.rstrip("_"): answers for label, answers in lists.items()}
-    return q
-
-
-GOOD_OPEN_EXAMPLES = {
-    "pass_": [
-        "Own memory per instance, fault isolation, predictable latency.",
-        "Each gets dedicated memory and there is fault isolation between them.",
-    ],
-    "fail": [
-        "They share one memory pool and a crash takes both down.",
-        "Nothing: it is only a scheduling trick.",
-        "Predictable, nothing more.",
-    ],
-    "partial": ["Each one has its own memory."],
-}
 
 
 def test_examples_that_hold_are_counted_and_raise_no_problem(tmp_path: Path) -> None:
@@ -454,3 +456,32 @@ def test_the_cli_reports_how_many_examples_hold(
     err = capsys.readouterr().err
     assert "1 problem(s) in 5 question(s); 6 of 7 examples hold" in err
     assert "fail example 4" in err and "grades correct" in err
+
+
+@pytest.mark.parametrize(
+    ("passing", "failing", "have"),
+    [(1, 3, "1 pass and 3 fail"), (2, 2, "2 pass and 2 fail"), (0, 0, "0 pass and 0 fail")],
+)
+def test_shipped_open_questions_need_two_pass_and_three_fail_examples(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    passing: int,
+    failing: int,
+    have: str,
+) -> None:
+    monkeypatch.setattr(lint, "PACKS_DIR", tmp_path)
+    data = _good_pack()
+    q = _with_examples(_question(data, "open"), **GOOD_OPEN_EXAMPLES)
+    q["examples"]["pass"] = q["examples"]["pass"][:passing]
+    q["examples"]["fail"] = q["examples"]["fail"][:failing]
+    _assert_one_problem_naming(
+        _lint_one(tmp_path, data), "mig-isolation", have, "at least 2 pass and 3 fail"
+    )
+
+
+def test_imported_open_questions_need_no_examples(tmp_path: Path) -> None:
+    data = _good_pack("anki-deck", prefix="card")
+    for q in data["questions"]:
+        q["topic"] = "anki"
+    assert "examples" not in _question(data, "open")
+    assert _lint_one(tmp_path, data) == []

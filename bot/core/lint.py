@@ -27,7 +27,8 @@ rules, on top of the schema and the loader's own checks:
 
 Shipped packs (files in ``content/packs``) must use the topics of
 ``bot.core.content.TOPICS``, a pack id equal to the file name, ids that start
-with the pack id, and a model answer on every open question. Packs linted
+with the pack id, and on every open question a model answer and at least
+``MIN_PASS_EXAMPLES`` pass and ``MIN_FAIL_EXAMPLES`` fail examples. Packs linted
 from anywhere else (imported decks, drafts) may use their own topics and ids,
 and open questions graded against a model answer alone. All grading goes
 through ``bot.core.grading.grade``.
@@ -56,6 +57,9 @@ MAX_TOLERANCE = 0.25
 DUPLICATE_THRESHOLD = 88.0
 MIN_RUBRIC_POINTS = 3
 MAX_RUBRIC_POINTS = 6
+#: Examples every shipped open question carries: answers that must pass, and must not.
+MIN_PASS_EXAMPLES = 2
+MIN_FAIL_EXAMPLES = 3
 #: How an example's label maps to the verdict the grader must give it.
 EXAMPLE_VERDICTS = (("pass", "correct"), ("fail", "incorrect"), ("partial", "partial"))
 #: Characters of an example quoted in a problem line.
@@ -161,6 +165,13 @@ def _shipped_pack_problems(pack: Pack) -> list[str]:
             problems.append(f"{at}: id should start with the pack id {pack.pack + '-'!r}")
         if q.kind == "open" and not q.model_answer:
             problems.append(f"{at}: open question has no model_answer")
+        if q.kind == "open":
+            have = (len(q.examples.passing), len(q.examples.failing))
+            if have[0] < MIN_PASS_EXAMPLES or have[1] < MIN_FAIL_EXAMPLES:
+                problems.append(
+                    f"{at}: open question has {have[0]} pass and {have[1]} fail example(s); "
+                    f"give at least {MIN_PASS_EXAMPLES} pass and {MIN_FAIL_EXAMPLES} fail"
+                )
     return problems
 
 
