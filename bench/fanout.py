@@ -192,7 +192,7 @@ def main() -> int:
         app = build(fresh_url(args.db, tmp, "fanout_run"), {"slack": platform}, args.batch)
         seed(app, args.channels)
         cpu0, wall0 = time.process_time(), time.perf_counter()
-        asyncio.run(app.runner.run_due())
+        asyncio.run(app.runner.run_due_and_deliver())
         total_s = time.perf_counter() - wall0
         cpu_s = time.process_time() - cpu0
         with app.session_factory() as session:

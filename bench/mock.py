@@ -74,9 +74,9 @@ def bench_commands(people: int) -> dict[str, object]:
             pair_seconds = time.perf_counter() - started
             clock.set(datetime(2026, 12, 4, 13, 59, tzinfo=UTC))
             started = time.perf_counter()
-            done = asyncio.run(app.runner.run_due())
+            done = asyncio.run(app.runner.run_due_and_deliver())
             clock.set(datetime(2026, 12, 4, 14, 0, tzinfo=UTC))
-            done += asyncio.run(app.runner.run_due())
+            done += asyncio.run(app.runner.run_due_and_deliver())
             start_seconds = time.perf_counter() - started
         finally:
             app.close()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 
@@ -13,10 +13,11 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from bot.charts import default_chart_renderer
 from bot.config import Settings, load_settings
+from bot.core import grading
 from bot.core.app import StudyBot
 from bot.core.bank import QuestionBank
 from bot.core.clock import Clock, SystemClock
-from bot.core.context import Services
+from bot.core.context import Grader, Services
 from bot.core.daily import DailyPostJob, DailyRevealJob
 from bot.core.due import DueJob
 from bot.core.errors import ConfigError
@@ -51,20 +52,36 @@ class App:
     notifiers: dict[str, Notifier] = field(default_factory=dict)
 
     def uow(self) -> UnitOfWork:
-        return SqlUnitOfWork(self.session_factory, self.clock)
+        return SqlUnitOfWork(self.session_factory, self.clock, self.runner.deliverer.nudge)
 
     async def handle(self, event: Event) -> list[Outgoing]:
-        """Handle ``event`` off the event loop (the core and the database are synchronous),
-        then deliver whatever it queued in the outbox."""
+        """Handle ``event`` off the event loop (the core and the database are synchronous)
+        and return the replies for the adapter to send at once.
+
+        Messages the event queued in the outbox go out through the background delivery,
+        which the commit nudges; nothing here waits for it. Raises whatever the core did
+        not turn into a reply: the adapter's edge answers the user and reports it."""
+        self.runner.deliverer.start()
         started = time.perf_counter()
         replies = await asyncio.to_thread(self.bot.handle, event)
         EVENTS.labels(event.platform, event.kind.value).inc()
         EVENT_SECONDS.labels(event.platform).observe(time.perf_counter() - started)
-        await self.runner.deliverer.deliver_due()
         return replies
 
+    async def stop(self) -> None:
+        """Stop the background delivery after the pass in flight (before :meth:`close`)."""
+        await self.runner.deliverer.stop()
+
     def close(self) -> None:
+        self.runner.deliverer.cancel()
         self.engine.dispose()
+
+
+def build_grader(settings: Settings) -> Grader:
+    """The grader the settings describe (the reference backend of open questions); what
+    ``studybot run``, ``console`` and ``regrade`` grade with."""
+    set_reference_backend(settings.studybot_reference_backend)
+    return grading.grade
 
 
 def default_jobs() -> list[DueJob]:
@@ -89,21 +106,24 @@ def bootstrap(
     notifiers: dict[str, Notifier] | None = None,
     jobs: Sequence[DueJob] | None = None,
     auto_migrate: bool | None = None,
+    grade: Grader | None = None,
 ) -> App:
     """Build the bot. SQLite databases are migrated on start; others must be current
-    (``studybot db upgrade``), or a ConfigError says so."""
+    (``studybot db upgrade``), or a ConfigError says so. ``grade`` replaces the grader
+    that ``build_grader`` makes from the settings (tests pass fakes)."""
     settings = settings or load_settings()
-    set_reference_backend(settings.studybot_reference_backend)
     clock = clock or SystemClock()
     bank = bank if bank is not None else QuestionBank.load()
     engine = make_engine(settings.database_url)
     if auto_migrate is None:
         auto_migrate = engine.dialect.name == "sqlite"
-    if auto_migrate:
+    if not migrate.is_current(engine):
+        if not auto_migrate:
+            engine.dispose()
+            raise ConfigError(
+                "The database schema is not current. Run `studybot db upgrade` first."
+            )
         migrate.upgrade(engine)
-    elif not migrate.is_current(engine):
-        engine.dispose()
-        raise ConfigError("The database schema is not current. Run `studybot db upgrade` first.")
     session_factory = make_session_factory(engine)
     with session_factory() as session, session.begin():
         sync_questions(session, bank, clock.now())
@@ -113,10 +133,14 @@ def bootstrap(
         charts=default_chart_renderer(),
         admin_ids=settings.admin_ids,
         grace=timedelta(minutes=settings.studybot_grace_minutes),
+        grade=grade or build_grader(settings),
     )
-    uow_factory: Callable[[], UnitOfWork] = lambda: SqlUnitOfWork(session_factory, clock)  # noqa: E731
     notifiers = notifiers if notifiers is not None else {}
     deliverer = OutboxDeliverer(session_factory, clock, notifiers)
+
+    def uow_factory() -> UnitOfWork:
+        return SqlUnitOfWork(session_factory, clock, deliverer.nudge)
+
     runner = DueRunner(
         uow_factory, services, jobs if jobs is not None else default_jobs(), deliverer
     )

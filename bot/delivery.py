@@ -11,6 +11,12 @@ declare ``rate_limits`` (:class:`RateLimits`); delivery then never sends faster 
 its per-channel and platform-wide rates, and a :class:`RetryLater` from the platform
 (HTTP 429 with ``Retry-After``) pauses that channel, or the whole platform, for as long
 as it asked and reschedules the message for then.
+
+Delivery runs beside everything else, never in front of it: one long-lived background task
+per process (:meth:`OutboxDeliverer.start`) sleeps until it is poked, by a unit of work
+that committed outbox rows (:meth:`OutboxDeliverer.nudge`, from the worker thread) or by
+the scheduler's due run, and then sends whatever is due. A user's reply is sent by the
+adapter at once and never waits for a fan-out.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from contextlib import suppress
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Protocol, TypeVar
@@ -202,9 +209,17 @@ class OutboxDeliverer:
         self._sleep = sleep
         self._pacers: dict[str, Pacer] = {}
         self._lock: asyncio.Lock | None = None  # one delivery pass at a time in this process
+        self._lock_loop: asyncio.AbstractEventLoop | None = None
         self._slots: asyncio.Semaphore | None = None
-        self._poked: asyncio.Event | None = None
+        self.sent = 0  # messages sent by this deliverer, for settle()'s count
+        # The background task and its bookkeeping (see start()).
+        self._worker: asyncio.Task[None] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._wake: asyncio.Event | None = None
+        self._done: asyncio.Condition | None = None
+        self._requested = 0
+        self._completed = 0
+        self._stopping = False
 
     def pacer(self, platform: str) -> Pacer | None:
         """The pacer of ``platform``'s notifier, if it declares ``rate_limits``."""
@@ -250,54 +265,132 @@ class OutboxDeliverer:
                 )
             return [(r.id, r.platform, dict(r.payload)) for r in rows]
 
-    async def deliver_due(self, more: asyncio.Event | None = None) -> int:
-        """Send every due message; returns how many were sent.
+    # -- the background task ---------------------------------------------------------------
 
-        With ``more``, keep going until it is set and nothing is left: the due jobs call
-        :meth:`poke` whenever they queued something and set ``more`` when they are done
-        (see ``DueRunner.run_due``), so delivery starts while the jobs are still posting.
+    def start(self) -> None:
+        """Run delivery as a background task of the running event loop (once per loop).
+
+        The task sleeps until :meth:`poke` (or :meth:`nudge` from a worker thread) says that
+        messages were committed, then sends everything due. Replies to users never wait for
+        it: adapters send them at once, and the task runs beside them.
         """
         loop = asyncio.get_running_loop()
-        if self._lock is None or self._loop is not loop:  # asyncio primitives bind to a loop
-            self._lock, self._loop = asyncio.Lock(), loop
-        async with self._lock:
-            self._poked = asyncio.Event()
-            try:
-                return await self._deliver_all(more)
-            finally:
-                self._poked = None
+        if self._worker is not None and not self._worker.done() and self._loop is loop:
+            return
+        self._loop = loop
+        self._wake = asyncio.Event()
+        self._done = asyncio.Condition()
+        self._requested = self._completed = 0
+        self._stopping = False
+        self._worker = loop.create_task(self._run(), name="studybot-outbox")
 
     def poke(self) -> None:
-        """Tell a running delivery pass that new messages were committed."""
-        if self._poked is not None:
-            self._poked.set()
+        """New messages were committed: wake the background task (starting it if need be).
 
-    async def _deliver_all(self, more: asyncio.Event | None) -> int:
-        assert self._poked is not None
+        Call it on the event loop; outside one it does nothing (the scheduler's next due run,
+        or whoever runs a loop, delivers them)."""
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        self.start()
+        assert self._wake is not None
+        self._requested += 1
+        self._wake.set()
+
+    def nudge(self) -> None:
+        """:meth:`poke` from any thread (a unit of work that committed outbox rows)."""
+        loop = self._loop
+        if loop is None or loop.is_closed() or self._worker is None or self._worker.done():
+            return
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is loop:
+            self.poke()
+        else:
+            with suppress(RuntimeError):  # the loop closed meanwhile
+                loop.call_soon_threadsafe(self.poke)
+
+    async def settle(self) -> int:
+        """Poke, and return once everything due now has been sent; returns how many were.
+
+        For the console's piped mode and ``/advance``, whose output must come in order, and
+        for tests; adapters never wait for it."""
+        before = self.sent
+        self.poke()
+        assert self._done is not None
+        target = self._requested
+        async with self._done:
+            await self._done.wait_for(lambda: self._completed >= target)
+        return self.sent - before
+
+    async def stop(self, timeout: float = 10.0) -> None:
+        """Stop the background task after the pass in flight (at most ``timeout`` seconds)."""
+        task, self._worker = self._worker, None
+        if task is None or task.done():
+            return
+        self._stopping = True
+        if self._wake is not None:
+            self._wake.set()
+        try:
+            await asyncio.wait_for(asyncio.shield(task), timeout)
+        except TimeoutError:
+            log.warning("outbox delivery did not finish within %.0fs; stopping it", timeout)
+            task.cancel()
+            with suppress(asyncio.CancelledError):
+                await task
+
+    def cancel(self) -> None:
+        """Cancel the background task without waiting (when its loop is no longer running)."""
+        task, self._worker = self._worker, None
+        if task is not None and not task.done() and not task.get_loop().is_closed():
+            task.cancel()
+
+    async def _run(self) -> None:
+        assert self._wake is not None and self._done is not None
+        while not self._stopping:
+            await self._wake.wait()
+            self._wake.clear()
+            target = self._requested
+            try:
+                if not self._stopping:
+                    await self.deliver_due()
+            except Exception:
+                log.exception("outbox delivery failed; it runs again on the next nudge")
+            self._completed = target
+            async with self._done:
+                self._done.notify_all()
+
+    # -- one pass ----------------------------------------------------------------------------
+
+    async def deliver_due(self) -> int:
+        """Send every message due now, batch after batch; returns how many were sent.
+
+        The background task calls this whenever it is poked; tests of delivery itself call
+        it directly."""
+        loop = asyncio.get_running_loop()
+        if self._lock is None or self._lock_loop is not loop:  # asyncio primitives bind to a loop
+            self._lock, self._lock_loop = asyncio.Lock(), loop
+        async with self._lock:
+            sent = await self._deliver_all()
+        self.sent += sent
+        return sent
+
+    async def _deliver_all(self) -> int:
         self._slots = asyncio.Semaphore(self.concurrency)
         sent = 0
         pending: set[asyncio.Task[int]] = set()
-        while True:
-            finished = more is None or more.is_set()
-            self._poked.clear()
+        while not self._stopping:
             claimed = await in_thread(self._claim, self.clock.now())
             if claimed:
                 pending.add(asyncio.create_task(self._send_batch(claimed)))
             while len(pending) >= self.batches_in_flight:
                 done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
                 sent += sum(task.result() for task in done)
-            if len(claimed) == self.batch:
-                continue
-            if finished:
+            if len(claimed) < self.batch:
                 break
-            assert more is not None
-            waiters = [
-                asyncio.ensure_future(self._poked.wait()),
-                asyncio.ensure_future(more.wait()),
-            ]
-            await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
-            for waiter in waiters:
-                waiter.cancel()
         if pending:
             sent += sum(await asyncio.gather(*pending))
         return sent

@@ -53,6 +53,7 @@ async def serve(app: App, adapters: list[PlatformAdapter], stop: asyncio.Event) 
     for adapter in adapters:
         app.notifiers[adapter.name] = adapter.notifier
     routes = [route for adapter in adapters for route in adapter.routes()]
+    app.runner.deliverer.start()
     scheduler = start_scheduler(app.runner)
     server: uvicorn.Server | None = None
     server_task: asyncio.Task[None] | None = None
@@ -85,6 +86,7 @@ async def serve(app: App, adapters: list[PlatformAdapter], stop: asyncio.Event) 
             with suppress(Exception):
                 await adapter.stop()
         scheduler.shutdown(wait=False)
+        await app.stop()  # the outbox's background delivery, after its pass in flight
 
 
 async def run_forever(app: App, adapters: list[PlatformAdapter]) -> None:

@@ -8,7 +8,6 @@ restart loses nothing and several workers can share one database.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
@@ -53,27 +52,27 @@ class DueRunner:
         return min(instants, default=None)
 
     async def run_due(self) -> int:
-        """Run every due job at the current instant, delivering the outbox meanwhile.
+        """Run every due job at the current instant; returns how many items they handled.
 
         A job with a ``batch`` attribute is run again while it handles a full batch (each
         round is its own transaction, so a crash loses at most one uncommitted round and
-        another worker picks it up). Delivery starts at once and sends what the jobs
-        commit as they go; the call returns when both are done.
+        another worker picks it up). Each round that queues messages nudges the outbox's
+        background delivery as it commits, so sending starts while the jobs still run; this
+        call does not wait for it.
         """
+        self.deliverer.start()
         now = self.services.clock.now()
-        more = asyncio.Event()
-        delivery = asyncio.create_task(self.deliverer.deliver_due(more))
         done = 0
-        try:
-            for job in self.jobs:
-                done += await self._run_job(job, now)
-        except BaseException:
-            delivery.cancel()  # cancelled (shutdown): stop delivering between sends
-            raise
-        finally:
-            more.set()
-            self.deliverer.poke()
-        return done + await delivery
+        for job in self.jobs:
+            done += await self._run_job(job, now)
+        self.deliverer.poke()  # retries that fell due, and whatever the jobs queued
+        return done
+
+    async def run_due_and_deliver(self) -> int:
+        """:meth:`run_due`, then wait until what it queued has been sent (the console's
+        ordered output and ``advance``); returns items handled plus messages sent."""
+        done = await self.run_due()
+        return done + await self.deliverer.settle()
 
     async def _run_job(self, job: DueJob, now: datetime) -> int:
         batch = getattr(job, "batch", None)
@@ -85,8 +84,6 @@ class DueRunner:
                 log.exception("due job %s failed", job.name)
                 return total
             total += count
-            if count:
-                self.deliverer.poke()
             if not isinstance(batch, int) or count < batch:
                 break
         return total
@@ -98,21 +95,22 @@ class DueRunner:
         return count
 
     async def advance(self, clock: SimulatedClock, delta: timedelta) -> int:
-        """Move a simulated clock forward, stopping at each due instant on the way."""
+        """Move a simulated clock forward, stopping at each due instant on the way; at each
+        one, what falls due is run and delivered before the clock moves on."""
         target = clock.now() + delta
-        done = await self.run_due()
+        done = await self.run_due_and_deliver()
         for _ in range(100_000):
             when = self.next_due()
             if when is None or when > target:
                 break
             if when > clock.now():
                 clock.set(when)
-            step = await self.run_due()
+            step = await self.run_due_and_deliver()
             done += step
             if step == 0 and when <= clock.now() and self.next_due() == when:
                 break  # nothing could be done at this instant; avoid spinning
         clock.set(target)
-        return done + await self.run_due()
+        return done + await self.run_due_and_deliver()
 
 
 def start_scheduler(runner: DueRunner) -> AsyncIOScheduler:

@@ -3,23 +3,28 @@ a simulated clock, the wired app, and a console that reads like a chat transcrip
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
+import shutil
+import sqlite3
 import uuid
 from collections.abc import Iterator
+from contextlib import closing
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
-from sqlalchemy import create_engine, text
+from sqlalchemy import Engine, create_engine, text
 
 from bot.bootstrap import App, bootstrap
 from bot.config import Settings
 from bot.core.bank import QuestionBank
 from bot.core.clock import SimulatedClock
 from bot.core.content import load_pack
+from bot.db import migrate
+from bot.db.engine import make_engine
+from tests.network_guard import NetworkGuard
 from tests.support import Transcript
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -40,6 +45,22 @@ for _name in list(os.environ):
         del os.environ[_name]
 
 
+# Installed for the whole run, session fixtures included; each test checks its own record.
+NETWORK = NetworkGuard()
+NETWORK.install()
+
+
+@pytest.fixture(autouse=True)
+def _loopback_only() -> Iterator[None]:
+    """Fail any test that tried to reach a host other than this machine."""
+    start = len(NETWORK.violations)
+    yield
+    tried = NETWORK.violations[start:]
+    del NETWORK.violations[start:]
+    if tried:
+        pytest.fail(f"the test tried to leave loopback: {', '.join(tried)}", pytrace=False)
+
+
 @pytest.fixture(autouse=True)
 def _restore_logging() -> Iterator[None]:
     """Commands under test may set up logging on a stream pytest closes afterwards."""
@@ -51,45 +72,89 @@ def _restore_logging() -> Iterator[None]:
 
 
 @pytest.fixture(scope="session")
-def postgres_database() -> Iterator[str]:
-    """A database of its own for this test run on the configured PostgreSQL server."""
+def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A SQLite file migrated to the newest revision, once per test run."""
+    path = tmp_path_factory.mktemp("template") / "studybot.db"
+    engine = make_engine(f"sqlite:///{path}")
+    migrate.upgrade(engine)
+    engine.dispose()
+    # Fold the write-ahead log into the file, so that one file copy is the whole database.
+    with closing(sqlite3.connect(path)) as conn:
+        conn.execute("PRAGMA journal_mode=DELETE")
+    return path
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[Engine]:
+    """An AUTOCOMMIT engine on the configured PostgreSQL server's maintenance database."""
     if not POSTGRES_URL:
         pytest.skip("STUDYBOT_TEST_POSTGRES_URL is not set")
-    name = f"studybot_test_{uuid.uuid4().hex[:10]}"
     admin = create_engine(POSTGRES_URL, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
-    url = admin.url.set(database=name).render_as_string(hide_password=False)
-    yield url
-    with admin.connect() as conn:
-        conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    yield admin
     admin.dispose()
 
 
-def _reset_postgres(url: str) -> None:
-    engine = create_engine(url, isolation_level="AUTOCOMMIT")
-    with engine.connect() as conn:
-        conn.execute(text("DROP SCHEMA public CASCADE"))
-        conn.execute(text("CREATE SCHEMA public"))
-    engine.dispose()
+def _create_database(admin: Engine, template: str | None = None) -> str:
+    name = f"studybot_test_{uuid.uuid4().hex[:12]}"
+    # FILE_COPY copies the template's files instead of logging every page: much faster for
+    # a small database.
+    how = f' TEMPLATE "{template}" STRATEGY FILE_COPY' if template else ""
+    with admin.connect() as conn:
+        conn.execute(text(f'CREATE DATABASE "{name}"{how}'))
+    return name
+
+
+def _drop_database(admin: Engine, name: str) -> None:
+    with admin.connect() as conn:
+        conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
+def _url_of(admin: Engine, name: str) -> str:
+    return admin.url.set(database=name).render_as_string(hide_password=False)
+
+
+@pytest.fixture(scope="session")
+def postgres_template(postgres_server: Engine) -> Iterator[str]:
+    """A PostgreSQL database migrated to the newest revision, once per test run."""
+    name = _create_database(postgres_server)
+    engine = make_engine(_url_of(postgres_server, name))
+    migrate.upgrade(engine)
+    engine.dispose()  # a template must have no connections while it is copied
+    yield name
+    _drop_database(postgres_server, name)
+
+
+@pytest.fixture
+def postgres_url(postgres_server: Engine, postgres_template: str) -> Iterator[str]:
+    """A migrated PostgreSQL database of this test's own, copied from the template."""
+    name = _create_database(postgres_server, postgres_template)
+    yield _url_of(postgres_server, name)
+    _drop_database(postgres_server, name)
+
+
+@pytest.fixture
+def sqlite_url(sqlite_template: Path, tmp_path: Path) -> str:
+    """A migrated SQLite database of this test's own, copied from the template."""
+    path = tmp_path / "studybot.db"
+    shutil.copyfile(sqlite_template, path)
+    return f"sqlite:///{path}"
+
+
+@pytest.fixture
+def empty_sqlite_url(tmp_path: Path) -> str:
+    """A SQLite path with no database yet (for tests of migrating itself)."""
+    return f"sqlite:///{tmp_path / 'empty.db'}"
 
 
 BACKENDS = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
 
 
 @pytest.fixture(params=BACKENDS)
-def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    """An empty database: a SQLite file, or a clean schema on PostgreSQL."""
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'studybot.db'}"
-    url: str = request.getfixturevalue("postgres_database")
-    _reset_postgres(url)
+def db_url(request: pytest.FixtureRequest) -> str:
+    """A migrated database of this test's own: a SQLite file, or a PostgreSQL database."""
+    fixture = "sqlite_url" if request.param == "sqlite" else "postgres_url"
+    url: str = request.getfixturevalue(fixture)
     return url
-
-
-@pytest.fixture
-def sqlite_url(tmp_path: Path) -> str:
-    return f"sqlite:///{tmp_path / 'studybot.db'}"
 
 
 @pytest.fixture
@@ -114,5 +179,5 @@ def app(db_url: str, clock: SimulatedClock, sample_bank: QuestionBank) -> Iterat
 @pytest.fixture
 def chat(app: App) -> Iterator[Transcript]:
     transcript = Transcript(app)
-    asyncio.run(transcript.session.start())
+    transcript.start()
     yield transcript

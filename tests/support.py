@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+import logging
+from collections.abc import Awaitable
+from datetime import datetime
 
-from sqlalchemy import func, select
+from sqlalchemy import func, insert, select
 
 from bot.adapters.console.session import ConsoleSession
 from bot.bootstrap import App
+from bot.core.content import Question
+from bot.core.grading import Grade
 from bot.core.messages import Delivery, Outgoing
-from bot.db.models import Base
+from bot.db.models import Base, ChannelRow, ChannelScheduleRow, WorkspaceRow
+from bot.metrics import REGISTRY
 
 
 class Transcript:
@@ -24,11 +30,23 @@ class Transcript:
             app, user=user, channel=channel, tz=tz, emit=self.messages.append
         )
 
+    def start(self) -> None:
+        """Open the console as ``studybot console`` does: deliver what is already due."""
+        asyncio.run(self._in_loop(self.session.start()))
+
     def send(self, line: str) -> list[Outgoing]:
-        """Type one line; return what the bot printed in answer."""
+        """Type one line, as in piped mode; return what the bot printed in answer (its
+        replies, then what the background delivery sent meanwhile)."""
         start = len(self.messages)
-        asyncio.run(self.session.handle_line(line))
+        asyncio.run(self._in_loop(self.session.handle_line(line)))
         return self.messages[start:]
+
+    async def _in_loop(self, work: Awaitable[None]) -> None:
+        # Each line gets an event loop of its own: settle, then stop the delivery task.
+        try:
+            await work
+        finally:
+            await self.session.stop()
 
     def say(self, line: str) -> str:
         """Type one line; return all printed text joined, for simple assertions."""
@@ -45,3 +63,73 @@ def row_counts(app: App) -> dict[str, int]:
         for table in Base.metadata.sorted_tables:
             counts[table.name] = session.scalar(select(func.count()).select_from(table)) or 0
     return counts
+
+
+def seed_channels(
+    app: App, count: int, due: datetime, platform: str = "slack", workspace: str = "T1"
+) -> None:
+    """``count`` new channels of a workspace, each with a schedule due at ``due``."""
+    with app.session_factory() as session, session.begin():
+        row = session.scalars(
+            select(WorkspaceRow).where(
+                WorkspaceRow.platform == platform, WorkspaceRow.external_id == workspace
+            )
+        ).one_or_none()
+        if row is None:
+            row = WorkspaceRow(
+                platform=platform, external_id=workspace, name="", timezone="UTC", created_at=due
+            )
+            session.add(row)
+            session.flush()
+        ids = session.scalars(
+            insert(ChannelRow).returning(ChannelRow.id),
+            [
+                {
+                    "workspace_id": row.id,
+                    "external_id": f"C{i:04d}",
+                    "name": f"c{i}",
+                    "created_at": due,
+                }
+                for i in range(count)
+            ],
+        ).all()
+        session.execute(
+            insert(ChannelScheduleRow),
+            [
+                {
+                    "channel_id": cid,
+                    "workspace_id": row.id,
+                    "local_time": "09:00",
+                    "timezone": "UTC",
+                    "weekdays": "mon,tue,wed,thu,fri,sat,sun",
+                    "topics": [],
+                    "roles": [],
+                    "difficulty_mix": {},
+                    "reveal_delay_minutes": 480,
+                    "paused": False,
+                    "skip_dates": [],
+                    "next_post_at": due,
+                    "updated_at": due,
+                }
+                for cid in ids
+            ],
+        )
+
+
+SECRET_DETAIL = "the grader's secret internals"
+
+
+def failing_grader(question: Question, answer: str) -> Grade:
+    """A grader that breaks: what an unexpected failure inside the core looks like."""
+    raise RuntimeError(SECRET_DETAIL)
+
+
+def event_errors(platform: str) -> float:
+    """The ``studybot_event_errors_total`` count of ``platform`` so far in this process."""
+    value = REGISTRY.get_sample_value("studybot_event_errors_total", {"platform": platform})
+    return value or 0.0
+
+
+def logged_failures(records: list[logging.LogRecord]) -> list[logging.LogRecord]:
+    """The error records of a failure, each with its traceback."""
+    return [r for r in records if r.levelno >= logging.ERROR]

@@ -34,8 +34,8 @@ def test_upgrade_downgrade_upgrade_round_trip(db_url: str) -> None:
     engine.dispose()
 
 
-def test_a_fresh_database_is_not_current_until_upgraded(sqlite_url: str) -> None:
-    engine = make_engine(sqlite_url)
+def test_a_fresh_database_is_not_current_until_upgraded(empty_sqlite_url: str) -> None:
+    engine = make_engine(empty_sqlite_url)
     assert not migrate.is_current(engine)
     migrate.upgrade(engine)
     assert migrate.is_current(engine)

@@ -6,7 +6,6 @@ The fixtures and helpers here are shared by the other ``test_mock_*`` modules.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -104,7 +103,7 @@ def mapp(db_url: str, mclock: SimulatedClock, mock_bank: QuestionBank) -> Iterat
 
 def open_chat(app: App, user: str = "alice") -> Transcript:
     transcript = Transcript(app, user=user)
-    asyncio.run(transcript.session.start())
+    transcript.start()
     return transcript
 
 

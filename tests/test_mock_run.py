@@ -59,7 +59,7 @@ def event(
             is_dm=is_dm,
         )
     )
-    asyncio.run(app.runner.run_due())
+    asyncio.run(app.runner.run_due_and_deliver())
     return replies
 
 
@@ -354,6 +354,6 @@ def test_starting_the_mock_twice_never_posts_it_twice(
 ) -> None:
     mchat.send("/mock schedule in 1 hour technical")
     mclock.set(datetime(2026, 12, 1, 10, 0, tzinfo=UTC))
-    asyncio.run(mapp.runner.run_due())
-    asyncio.run(mapp.runner.run_due())
+    asyncio.run(mapp.runner.run_due_and_deliver())
+    asyncio.run(mapp.runner.run_due_and_deliver())
     assert len(round_posts(mchat)) == 1

@@ -95,7 +95,7 @@ def chat_for(app: App, user: str = "alice", channel: str = "general") -> Transcr
     """A transcript whose user has been here before (workspace, user and channel exist), so
     that "nothing written" compares only the rows a command itself would write."""
     transcript = Transcript(app, user=user, channel=channel)
-    asyncio.run(transcript.session.start())
+    transcript.start()
     transcript.send("/help")
     transcript.messages.clear()
     return transcript

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import func, insert, select, text
+from sqlalchemy import func, select, text
 
 from bot.bootstrap import App, bootstrap
 from bot.config import Settings
@@ -22,13 +22,12 @@ from bot.core.clock import SimulatedClock
 from bot.core.daily import DailyPostJob, DailyRevealJob
 from bot.core.messages import Outgoing
 from bot.db.models import (
-    ChannelRow,
     ChannelScheduleRow,
     DailyPromptRow,
     OutboxRow,
-    WorkspaceRow,
 )
 from tests.conftest import START
+from tests.support import seed_channels
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -42,49 +41,6 @@ class RecordingNotifier:
         with self._lock:
             self.sent.append(message)
             return f"m{len(self.sent)}"
-
-
-def seed_channels(app: App, count: int, due: datetime, platform: str = "slack") -> None:
-    """``count`` channels of one workspace, each with a schedule due at ``due``."""
-    with app.session_factory() as session, session.begin():
-        workspace = WorkspaceRow(
-            platform=platform, external_id="T1", name="", timezone="UTC", created_at=START
-        )
-        session.add(workspace)
-        session.flush()
-        ids = session.scalars(
-            insert(ChannelRow).returning(ChannelRow.id),
-            [
-                {
-                    "workspace_id": workspace.id,
-                    "external_id": f"C{i:04d}",
-                    "name": f"c{i}",
-                    "created_at": START,
-                }
-                for i in range(count)
-            ],
-        ).all()
-        session.execute(
-            insert(ChannelScheduleRow),
-            [
-                {
-                    "channel_id": cid,
-                    "workspace_id": workspace.id,
-                    "local_time": "09:00",
-                    "timezone": "UTC",
-                    "weekdays": "mon,tue,wed,thu,fri,sat,sun",
-                    "topics": [],
-                    "roles": [],
-                    "difficulty_mix": {},
-                    "reveal_delay_minutes": 480,
-                    "paused": False,
-                    "skip_dates": [],
-                    "next_post_at": due,
-                    "updated_at": START,
-                }
-                for cid in ids
-            ],
-        )
 
 
 def worker(
@@ -146,8 +102,8 @@ def test_work_missed_within_the_grace_period_runs_once_and_older_is_skipped(
         late.next_post_at = START - timedelta(minutes=50)
         very_late.next_post_at = START - timedelta(hours=2)
     with caplog.at_level(logging.WARNING):
-        asyncio.run(app.runner.run_due())
-        asyncio.run(app.runner.run_due())
+        asyncio.run(app.runner.run_due_and_deliver())
+        asyncio.run(app.runner.run_due_and_deliver())
     assert [m.to for m in notifier.sent] == ["C0000"]
     assert "missed by more than 1:00:00" in caplog.text
     with app.session_factory() as session:
@@ -160,8 +116,8 @@ def test_one_worker_posts_500_due_channels_exactly_once(
 ) -> None:
     app, notifier = workers(db_url, clock, sample_bank, batch=100)
     seed_channels(app, 500, START)
-    asyncio.run(app.runner.run_due())
-    asyncio.run(app.runner.run_due())
+    asyncio.run(app.runner.run_due_and_deliver())
+    asyncio.run(app.runner.run_due_and_deliver())
     assert count(app, DailyPromptRow) == 500
     assert len(notifier.sent) == 500
     assert len({m.key for m in notifier.sent}) == 500
@@ -169,16 +125,13 @@ def test_one_worker_posts_500_due_channels_exactly_once(
 
 @pytest.mark.postgres
 def test_two_workers_on_one_postgres_database_post_500_channels_exactly_once(
-    postgres_database: str, clock: SimulatedClock, sample_bank: QuestionBank, workers: Worker
+    postgres_url: str, clock: SimulatedClock, sample_bank: QuestionBank, workers: Worker
 ) -> None:
-    from tests.conftest import _reset_postgres
-
-    _reset_postgres(postgres_database)
-    first, sent_first = workers(postgres_database, clock, sample_bank)
-    second, sent_second = workers(postgres_database, clock, sample_bank)
+    first, sent_first = workers(postgres_url, clock, sample_bank)
+    second, sent_second = workers(postgres_url, clock, sample_bank)
     seed_channels(first, 500, START)
     threads = [
-        threading.Thread(target=lambda a=a: asyncio.run(a.runner.run_due()))
+        threading.Thread(target=lambda a=a: asyncio.run(a.runner.run_due_and_deliver()))
         for a in (first, second)
     ]
     for thread in threads:
@@ -220,15 +173,14 @@ sys.stdin.read()  # killed here
 
 @pytest.mark.postgres
 def test_a_worker_killed_mid_run_leaves_the_rest_to_the_other(
-    postgres_database: str, clock: SimulatedClock, sample_bank: QuestionBank, workers: Worker
+    postgres_url: str, clock: SimulatedClock, sample_bank: QuestionBank, workers: Worker
 ) -> None:
-    from tests.conftest import SAMPLE_PACK, _reset_postgres
+    from tests.conftest import SAMPLE_PACK
 
-    _reset_postgres(postgres_database)
-    survivor, notifier = workers(postgres_database, clock, sample_bank, batch=100)
+    survivor, notifier = workers(postgres_url, clock, sample_bank, batch=100)
     seed_channels(survivor, 500, START)
     with subprocess.Popen(
-        [sys.executable, "-c", CHILD, postgres_database, START.isoformat(), str(SAMPLE_PACK)],
+        [sys.executable, "-c", CHILD, postgres_url, START.isoformat(), str(SAMPLE_PACK)],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         cwd=ROOT,
@@ -237,7 +189,7 @@ def test_a_worker_killed_mid_run_leaves_the_rest_to_the_other(
             assert child.stdout is not None
             assert child.stdout.readline().strip() == b"holding"
             # The survivor skips the 100 rows the child holds locked and does the rest.
-            asyncio.run(survivor.runner.run_due())
+            asyncio.run(survivor.runner.run_due_and_deliver())
             assert count(survivor, DailyPromptRow) == 400
         finally:
             child.kill()
@@ -245,7 +197,7 @@ def test_a_worker_killed_mid_run_leaves_the_rest_to_the_other(
     # The child is dead, but its server session lets go of the rows only once PostgreSQL
     # notices the closed socket: wait for that rather than race it (SKIP LOCKED would skip).
     wait_until_no_schedule_is_locked(survivor)
-    asyncio.run(survivor.runner.run_due())
+    asyncio.run(survivor.runner.run_due_and_deliver())
     keys = [m.key for m in notifier.sent]
     assert count(survivor, DailyPromptRow) == 500
     assert len(keys) == 500 and len(set(keys)) == 500

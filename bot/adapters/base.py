@@ -1,12 +1,15 @@
-"""What ``studybot run`` needs from a platform adapter."""
+"""What ``studybot run`` needs from a platform adapter, and the one way an adapter's edge
+reports a failure."""
 
 from __future__ import annotations
 
+import logging
 from typing import Protocol
 
 from starlette.routing import BaseRoute
 
 from bot.delivery import Notifier
+from bot.metrics import EVENT_ERRORS
 
 
 class PlatformAdapter(Protocol):
@@ -25,3 +28,11 @@ class PlatformAdapter(Protocol):
     async def start(self) -> None: ...
 
     async def stop(self) -> None: ...
+
+
+def report_failure(log: logging.Logger, platform: str, what: str) -> None:
+    """An adapter's edge, in its ``except`` block: log the exception being handled once,
+    with its traceback, and count it in ``studybot_event_errors_total``. The caller then
+    gives the user a short apology (``bot.core.app.APOLOGY``), never the exception text."""
+    log.exception("%s: handling %s failed", platform, what)
+    EVENT_ERRORS.labels(platform).inc()

@@ -2,13 +2,13 @@
 
 ``StudyBot.handle`` opens a unit of work, finds who is acting where, routes the
 event to its use case and commits. User errors become a private reply with
-their message; anything else is logged once with its traceback and the user
-gets a short apology, never exception text.
+their message (and the transaction rolls back). Anything else rolls back and
+propagates to the adapter's edge, which logs it once with its traceback, counts
+it, and gives the user :data:`APOLOGY`, never exception text.
 """
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 
 from bot.core.commands import ACTIONS, run_command
@@ -20,7 +20,6 @@ from bot.core.mock import answer_running_mock
 from bot.core.ports import UnitOfWork
 from bot.core.quiz import answer_open_question
 
-log = logging.getLogger(__name__)
 MAX_INPUT_CHARS = 8000
 APOLOGY = "Sorry, something went wrong on my side. Please try again in a moment."
 
@@ -33,7 +32,9 @@ class StudyBot:
         self.services = services
 
     def handle(self, event: Event) -> list[Outgoing]:
-        """Run ``event``'s use case and return what to send back to the acting user."""
+        """Run ``event``'s use case and return what to send back to the acting user.
+
+        Raises what is not a UserError (after rolling back), for the adapter's edge."""
         try:
             with self.uow_factory() as uow:
                 ctx = self._context(uow, event)
@@ -42,14 +43,6 @@ class StudyBot:
                 return replies
         except UserError as err:
             return [say(event.user, str(err), channel=event.channel)]
-        except Exception:
-            log.exception(
-                "event failed: %s %s on %s",
-                event.kind,
-                event.command or event.action,
-                event.platform,
-            )
-            return [say(event.user, APOLOGY, channel=event.channel)]
 
     def _context(self, uow: UnitOfWork, event: Event) -> Context:
         workspace = uow.workspaces.ensure(event.platform, event.workspace)

@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta, tzinfo
 from zoneinfo import ZoneInfo
 
+from bot.core import grading
 from bot.core.bank import QuestionBank
 from bot.core.clock import Clock
+from bot.core.content import Question
 from bot.core.events import Event
 from bot.core.model import Channel, User, Workspace
 from bot.core.ports import ChartRenderer, UnitOfWork
 from bot.core.timezones import zone
+
+Grader = Callable[[Question, str], grading.Grade]
+"""Grades one answer to one question: ``bot.core.grading.grade`` unless bootstrap was told
+otherwise. Raises UserError for an empty answer; a reply that is no answer at all comes
+back with ``answered=False``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,6 +31,7 @@ class Services:
     charts: ChartRenderer | None = None  # PNG charts; None when matplotlib is not installed
     admin_ids: frozenset[str] = frozenset()  # platform user ids with admin rights
     grace: timedelta = timedelta(hours=1)  # due work missed by more than this is skipped
+    grade: Grader = grading.grade  # every answer path grades through this
 
 
 @dataclass(slots=True)

@@ -30,7 +30,7 @@ from bot.core.bank import QuestionBank
 from bot.core.content import Question
 from bot.core.context import Context, Services
 from bot.core.errors import UserError
-from bot.core.grading import Grade, grade
+from bot.core.grading import Grade
 from bot.core.messages import Button, ButtonStyle, Card, Delivery, Form, Outgoing, say
 from bot.core.model import Channel, DailyPrompt
 from bot.core.ports import UnitOfWork
@@ -457,7 +457,7 @@ def answer_daily(ctx: Context, answer: str, prompt: DailyPrompt | None = None) -
     question = ctx.bank.get(prompt.question_id)
     if question is None:
         raise UserError("That question is no longer in the bank.")
-    result = grade(question, answer)
+    result = ctx.services.grade(question, answer)
     now = ctx.now
     revealed = prompt.reveal_at <= now or (
         prompt.revealed_at is not None and prompt.revealed_at <= now

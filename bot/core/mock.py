@@ -35,7 +35,6 @@ from bot.core.bank import QuestionBank
 from bot.core.content import Question
 from bot.core.context import Context, Services
 from bot.core.errors import NotFound, UserError
-from bot.core.grading import grade
 from bot.core.ics import CalendarEvent, ics_attachment
 from bot.core.messages import (
     Attachment,
@@ -1367,7 +1366,7 @@ def answer_round(ctx: Context, mock: Mock, position: int, text: str) -> list[Out
     question = ctx.bank.get(current.question_id)
     if question is None:
         raise UserError("That question left the bank; wait for the next round.")
-    result = grade(question, text)
+    result = ctx.services.grade(question, text)
     closed = ctx.uow.mocks.close_round(
         mock,
         position,

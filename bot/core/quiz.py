@@ -29,7 +29,7 @@ from bot.core.attempts import record_attempt
 from bot.core.content import Question
 from bot.core.context import Context, Services
 from bot.core.errors import UserError
-from bot.core.grading import Grade, grade
+from bot.core.grading import Grade
 from bot.core.messages import Button, ButtonStyle, Card, Delivery, Form, Outgoing, say
 from bot.core.model import Attempt, Channel, User, Workspace
 from bot.core.ports import UnitOfWork
@@ -468,7 +468,7 @@ def answer_personal(
     question = ctx.bank.get(session.current or "")
     if question is None:
         raise UserError("That question is no longer in the bank. Type /quiz abandon.")
-    result = grade(question, answer)
+    result = ctx.services.grade(question, answer)
     now = ctx.now
     _attempt, card, streak = _record_practice(ctx, question, result, answer, session, 0, now)
     results = [
@@ -661,7 +661,7 @@ def answer_live(
         raise UserError("That question is closed.")
     if any(a.user_id == ctx.user.id for a in ctx.uow.quizzes.answers(session, question.id)):
         raise UserError("You already answered this one: wait for the next question.")
-    result = grade(question, answer)
+    result = ctx.services.grade(question, answer)
     seconds = float(session.data.get("seconds", LIVE_SECONDS))
     elapsed = (now - session.asked_at).total_seconds() if session.asked_at else seconds
     moved: QuizSession | None = None

@@ -42,7 +42,7 @@ from bot.db.models import (
     UserRow,
     WorkspaceRow,
 )
-from bot.db.repositories import _channel, _prompt, _user
+from bot.db.repositories import OUTBOX_ADDED, _channel, _prompt, _user
 
 INSERT_CHUNK = 500
 
@@ -265,6 +265,8 @@ class SqlDaily(_Repo):
                 .returning(OutboxRow.id)
             )
             added += len(self.session.execute(stmt, values).all())
+        if added:
+            self.session.info[OUTBOX_ADDED] = True
         return added
 
     def by_message_ref(self, channel: Channel, ref: str) -> DailyPrompt | None:

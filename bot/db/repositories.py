@@ -27,6 +27,7 @@ from bot.db.models import (
 )
 
 _R = TypeVar("_R")
+OUTBOX_ADDED = "studybot.outbox_added"  # session.info flag: this transaction queued messages
 
 
 def _workspace(row: WorkspaceRow) -> Workspace:
@@ -315,4 +316,5 @@ class SqlOutbox(_Repo):
                 self.session.add(row)
         except IntegrityError:
             return False
+        self.session.info[OUTBOX_ADDED] = True
         return True

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from types import TracebackType
 from typing import Self
 
@@ -13,6 +14,7 @@ from bot.db.leaderboard import SqlLeaderboard
 from bot.db.mock import SqlMocks
 from bot.db.quiz import SqlQuizzes, SqlReviews
 from bot.db.repositories import (
+    OUTBOX_ADDED,
     SqlAttempts,
     SqlChannels,
     SqlOutbox,
@@ -27,9 +29,15 @@ from bot.db.teams import SqlTeams
 class SqlUnitOfWork:
     """Opens a session on enter; ``commit`` commits, leaving without it rolls back."""
 
-    def __init__(self, session_factory: sessionmaker[Session], clock: Clock) -> None:
+    def __init__(
+        self,
+        session_factory: sessionmaker[Session],
+        clock: Clock,
+        on_outbox_commit: Callable[[], None] | None = None,
+    ) -> None:
         self._factory = session_factory
         self._clock = clock
+        self._on_outbox_commit = on_outbox_commit
 
     def __enter__(self) -> Self:
         self.session = self._factory()
@@ -62,7 +70,13 @@ class SqlUnitOfWork:
             self.session.close()
 
     def commit(self) -> None:
+        """Commit; when the transaction queued outbox messages, say so (``on_outbox_commit``:
+        the background delivery's nudge)."""
+        queued = self.session.info.pop(OUTBOX_ADDED, False)
         self.session.commit()
+        if queued and self._on_outbox_commit is not None:
+            self._on_outbox_commit()
 
     def rollback(self) -> None:
+        self.session.info.pop(OUTBOX_ADDED, None)
         self.session.rollback()

@@ -71,6 +71,13 @@ def decode(raw: bytes) -> str | None:
 async def run_script(session: ConsoleSession, stream: BinaryIO) -> None:
     """Script mode: every line of ``stream`` in turn; bad bytes get a message, not a crash."""
     await session.start()
+    try:
+        await _read_script(session, stream)
+    finally:
+        await session.stop()
+
+
+async def _read_script(session: ConsoleSession, stream: BinaryIO) -> None:
     while True:
         raw = await asyncio.to_thread(stream.readline)
         if not raw:
@@ -80,18 +87,22 @@ async def run_script(session: ConsoleSession, stream: BinaryIO) -> None:
             session.emit_error("That line is not valid UTF-8 text. Nothing was done.")
             continue
         await session.handle_line(line)
+        await session.settle()  # a script's transcript comes in order
 
 
 async def run_interactive(session: ConsoleSession, console: Console) -> None:
     await session.start()
     console.print(Text("studybot console: type /help for commands, Ctrl-D to leave.", style="bold"))
-    while True:
-        try:
-            line = await asyncio.to_thread(console.input, f"[bold]{session.user}[/bold]> ")
-        except EOFError:
-            console.print()
-            return
-        await session.handle_line(line)
+    try:
+        while True:
+            try:
+                line = await asyncio.to_thread(console.input, f"[bold]{session.user}[/bold]> ")
+            except EOFError:
+                console.print()
+                return
+            await session.handle_line(line)
+    finally:
+        await session.stop()
 
 
 def run_console(

@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Callable
 from datetime import timedelta
 
 from pytimeparse.timeparse import timeparse as parse_duration
 
+from bot.adapters.base import report_failure
 from bot.bootstrap import App
+from bot.core.app import APOLOGY
 from bot.core.clock import SimulatedClock
 from bot.core.events import Event, EventKind
 from bot.core.messages import Outgoing, say
 from bot.core.timezones import zone
 
+log = logging.getLogger(__name__)
 PLATFORM = "console"
 WORKSPACE = "console"
 MAX_LINE_CHARS = 8000
@@ -56,10 +60,29 @@ class ConsoleSession:
 
     async def start(self) -> None:
         """Deliver anything that fell due while the console was closed."""
-        await self.app.runner.run_due()
+        await self.app.runner.run_due_and_deliver()
+
+    async def settle(self) -> None:
+        """Wait until the messages queued so far have been printed (piped input, whose
+        transcript must come in order); the interactive console never waits."""
+        await self.app.runner.deliverer.settle()
+
+    async def stop(self) -> None:
+        """Print what is still queued, then stop the background delivery."""
+        await self.settle()
+        await self.app.stop()
 
     async def handle_line(self, line: str) -> None:
-        line = line.strip()
+        """One line: its replies are printed at once; channel posts and other queued
+        messages follow from the background delivery. A failure is this adapter's edge:
+        logged once, counted, and the user gets a short apology."""
+        try:
+            await self._handle_line(line.strip())
+        except Exception:
+            report_failure(log, PLATFORM, f"the line {line[:40]!r}")
+            self._reply(APOLOGY)
+
+    async def _handle_line(self, line: str) -> None:
         if not line:
             return
         if len(line) > MAX_LINE_CHARS:
@@ -99,9 +122,9 @@ class ConsoleSession:
                 text=line,
                 user_tz=self.tz,
             )
-        for message in self.app.bot.handle(event):
+        for message in await self.app.handle(event):
             self.emit(message)
-        await self.app.runner.run_due()
+        await self.app.runner.run_due()  # what fell due meanwhile (a live round's countdown)
 
     def _switch_user(self, name: str) -> None:
         if not NAME_OK.match(name):

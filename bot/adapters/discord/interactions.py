@@ -19,10 +19,12 @@ import asyncio
 import logging
 from collections import OrderedDict
 from collections.abc import Coroutine
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import discord
 
+from bot.adapters.base import report_failure
 from bot.adapters.discord.render import (
     DiscordMessage,
     message_json,
@@ -127,6 +129,15 @@ class HttpResponder:
         await self._respond({"type": 6})
 
 
+@dataclass(slots=True)
+class _Progress:
+    """How far the answer to one interaction got: whether a first response went out, and
+    whether it was a deferral not yet replaced by the answer."""
+
+    responded: bool = False
+    deferred: bool = False
+
+
 class InteractionHandler:
     """Turns interactions and thread replies into events and answers with the core's replies."""
 
@@ -163,37 +174,62 @@ class InteractionHandler:
                 return
             await asyncio.wait(pending, timeout=remaining)
 
-    async def _core(self, event: Event) -> list[Outgoing]:
-        try:
-            return await self.app.handle(event)
-        except Exception:
-            log.exception("handling a Discord %s failed", event.kind.value)
-            return [say(event.user, APOLOGY, channel=event.channel)]
-
     async def run(self, interaction: discord.Interaction, responder: Responder) -> None:
         """Answer one command, component or modal interaction."""
         await self._tracked(self._run(interaction, responder))
 
     async def _run(self, interaction: discord.Interaction, responder: Responder) -> None:
+        """The adapter's edge for interactions: a failure anywhere is logged once with its
+        traceback, counted, and answered with a short apology where the user acted."""
         try:
             event = event_from_interaction(interaction, self.admin_ids)
         except ValueError:
             log.warning("ignoring interaction of type %s", interaction.type)
             return
-        work = asyncio.ensure_future(self._core(event))
-        done, _ = await asyncio.wait({work}, timeout=self.defer_after)
+        progress = _Progress()
         try:
-            if done:
-                mine, others = self._split(interaction, event, work.result())
-                await self._answer(interaction, responder, event, mine)
-            else:
-                await responder.defer()
-                mine, others = self._split(interaction, event, await work)
-                await self._answer_deferred(interaction, event, mine)
+            await self._answer_event(interaction, responder, event, progress)
         except discord.HTTPException:
-            log.exception("answering a Discord interaction failed")
-            return
+            # Discord refused the answer itself: there is no way left to tell the user.
+            report_failure(log, "discord", "answering an interaction")
+        except Exception:
+            report_failure(log, "discord", f"a {event.kind.value}")
+            await self._apologise(interaction, responder, progress)
+
+    async def _answer_event(
+        self,
+        interaction: discord.Interaction,
+        responder: Responder,
+        event: Event,
+        progress: _Progress,
+    ) -> None:
+        work = asyncio.ensure_future(self.app.handle(event))
+        done, _ = await asyncio.wait({work}, timeout=self.defer_after)
+        if done:
+            mine, others = self._split(interaction, event, work.result())
+            progress.responded = True  # from here on, the answer is given or refused
+            await self._answer(interaction, responder, event, mine)
+        else:
+            await responder.defer()
+            progress.responded = progress.deferred = True
+            mine, others = self._split(interaction, event, await work)
+            progress.deferred = False
+            await self._answer_deferred(interaction, event, mine)
         await self._deliver(others)
+
+    async def _apologise(
+        self, interaction: discord.Interaction, responder: Responder, progress: _Progress
+    ) -> None:
+        reply = render(Outgoing(Delivery.PRIVATE, "", Card(blocks=(APOLOGY,))), ephemeral=True)
+        try:
+            if not progress.responded:
+                await responder.message(reply)
+            elif progress.deferred:
+                await interaction.edit_original_response(**reply.kwargs(edit=True))
+            else:
+                await interaction.followup.send(**reply.kwargs(), ephemeral=True)
+        except discord.HTTPException as exc:
+            log.warning("Discord: the apology could not be sent either: %r", exc)
 
     def _split(
         self, interaction: discord.Interaction, event: Event, replies: list[Outgoing]
@@ -324,6 +360,13 @@ class InteractionHandler:
         await self._tracked(self._on_message(client, message))
 
     async def _on_message(self, client: discord.Client, message: discord.Message) -> None:
+        try:
+            await self._answer_message(client, message)
+        except Exception:
+            report_failure(log, "discord", "a reply to a post")
+            await self._deliver([say(str(message.author.id), APOLOGY)])
+
+    async def _answer_message(self, client: discord.Client, message: discord.Message) -> None:
         me = client.user
         if me is None or message.author.bot or message.guild is None:
             return
@@ -343,4 +386,4 @@ class InteractionHandler:
         )
         if not event.text:
             return
-        await self._deliver(await self._core(event))
+        await self._deliver(await self.app.handle(event))

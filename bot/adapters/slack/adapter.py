@@ -29,15 +29,17 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
+from bot.adapters.base import report_failure
 from bot.adapters.slack import translate
 from bot.adapters.slack.sender import SlackNotifier, SlackSender
-from bot.adapters.slack.translate import Payload, RecentKeys, SlackUser
+from bot.adapters.slack.translate import Payload, RecentKeys, ReplyTarget, SlackUser
 from bot.adapters.slack.users import UserDirectory
 from bot.bootstrap import App
 from bot.config import Settings
+from bot.core.app import APOLOGY
 from bot.core.errors import ConfigError
 from bot.core.events import Event
-from bot.core.messages import Delivery, Outgoing
+from bot.core.messages import Card, Delivery, Outgoing
 from bot.delivery import Notifier, RetryLater
 
 log = logging.getLogger(__name__)
@@ -157,39 +159,63 @@ class SlackAdapter:
         return await self.users.lookup(team, user_id, name)
 
     @asynccontextmanager
-    async def _working(self) -> AsyncIterator[None]:
-        """Marks work after an ack, so that ``settled`` (and a graceful stop) can wait on it."""
+    async def _edge(
+        self, what: str, target: ReplyTarget, *, home: bool = False
+    ) -> AsyncIterator[None]:
+        """The adapter's one edge, around everything a listener does after Slack's request
+        arrived: it marks the work (so that ``settled`` and a graceful stop can wait on it),
+        and a failure anywhere in it is logged once with its traceback, counted, and
+        answered with a short apology to the user (on the App Home tab for ``home``)."""
         self._busy += 1
         self._idle.clear()
         try:
             yield
+        except Exception:
+            report_failure(log, self.name, what)
+            await self._apologise(target, home=home)
         finally:
             self._busy -= 1
             if self._busy == 0:
                 self._idle.set()
+
+    async def _apologise(self, target: ReplyTarget, *, home: bool) -> None:
+        if not target.user:
+            return
+        card = Card(blocks=(APOLOGY,))
+        try:
+            if home:
+                await self.sender.publish_home(target.user, card)
+                return
+            reply = Outgoing(
+                Delivery.PRIVATE, target.user, card, channel=target.channel, thread=target.thread
+            )
+            await self.sender.send(reply, response_url=target.response_url)
+        except Exception as exc:  # the failure itself is already logged and counted
+            log.warning("Slack: the apology to %s could not be sent either: %r", target.user, exc)
 
     async def settled(self, timeout: float = 10.0) -> None:
         """Wait until every event taken so far has been handled and answered."""
         await asyncio.wait_for(self._idle.wait(), timeout)
 
     async def on_command(self, ack: Ack, body: Payload) -> None:
-        async with self._working():
+        async with self._edge("a slash command", translate.reply_target(body)):
             await self._command(ack, body)
 
     async def on_action(self, ack: Ack, body: Payload) -> None:
-        async with self._working():
+        async with self._edge("a button or menu", translate.reply_target(body)):
             await self._action(ack, body)
 
     async def on_submission(self, ack: Ack, body: Payload) -> None:
-        async with self._working():
+        async with self._edge("a form", translate.reply_target(body)):
             await self._submission(ack, body)
 
     async def on_message(self, body: Payload, event: Payload, context: AsyncBoltContext) -> None:
-        async with self._working():
+        async with self._edge("a message", translate.reply_target(body, event)):
             await self._message(body, event, context.bot_user_id)
 
     async def on_home_opened(self, body: Payload, event: Payload) -> None:
-        async with self._working():
+        target = translate.ReplyTarget(str(event.get("user") or ""))
+        async with self._edge("the App Home", target, home=True):
             await self._home_opened(body, event)
 
     async def _command(self, ack: Ack, body: Payload) -> None:

@@ -111,6 +111,34 @@ def action_channel(body: Payload) -> str:
     return str(channel.get("id") or container.get("channel_id") or "")
 
 
+@dataclass(frozen=True, slots=True)
+class ReplyTarget:
+    """Where an apology for a failed request goes: the user, privately, where they acted."""
+
+    user: str
+    channel: str = ""  # empty: a DM
+    thread: str | None = None
+    response_url: str | None = None
+
+
+def reply_target(body: Payload, event: Payload | None = None) -> ReplyTarget:
+    """Who sent a command, action, submission or message, and where (read before anything
+    else, so that even a request that fails at once can be answered)."""
+    if event is not None:
+        channel = str(event.get("channel") or "")
+        thread_ts = event.get("thread_ts") or event.get("ts")
+        return ReplyTarget(
+            str(event.get("user") or ""),
+            channel,
+            thread_ref(channel, str(thread_ts)) if channel and thread_ts else None,
+        )
+    who = body.get("user")
+    user = str(who.get("id") or "") if isinstance(who, dict) else str(body.get("user_id") or "")
+    channel = str(body.get("channel_id") or "") or action_channel(body)
+    url = body.get("response_url")
+    return ReplyTarget(user, channel, response_url=str(url) if url else None)
+
+
 def action_events(body: Payload, user: SlackUser, channel: str) -> list[Event]:
     """One ACTION per clicked element: the button's value (our action), else its action id."""
     container = body.get("container") or {}

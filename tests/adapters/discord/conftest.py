@@ -19,6 +19,7 @@ from bot.bootstrap import App, bootstrap
 from bot.config import Settings
 from bot.core.bank import QuestionBank
 from bot.core.clock import SimulatedClock
+from bot.core.context import Grader
 from tests.adapters.discord import payloads as p
 from tests.adapters.discord.fake_discord import FakeDiscord
 
@@ -84,12 +85,13 @@ async def running_adapter(
     bank: QuestionBank,
     fake: FakeDiscord,
     key: SigningKey,
+    grade: Grader | None = None,
     **overrides: Any,
 ) -> AsyncIterator[tuple[App, DiscordAdapter]]:
     """The app and a started adapter (gateway connected to the fake), as `studybot run` wires
-    them."""
+    them; ``grade`` replaces the grader."""
     settings = discord_settings(db_url, fake, key, **overrides)
-    app = bootstrap(settings, clock=clock, bank=bank, auto_migrate=True)
+    app = bootstrap(settings, clock=clock, bank=bank, auto_migrate=True, grade=grade)
     adapter = DiscordAdapter(app, settings, guild_ready_timeout=0.01)
     if "studybot_discord_defer_after" not in overrides:
         # Whether the core answers within Discord's 2 s window depends on how loaded the

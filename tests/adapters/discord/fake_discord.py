@@ -170,6 +170,10 @@ class FakeDiscord:
         raw = await request.read()
         return (json.loads(raw) if raw else None), []
 
+    def first_with_buttons(self) -> str:
+        """The id of the first message posted with components (a daily post, a question)."""
+        return next(mid for mid, m in self.messages.items() if m.get("components"))
+
     def _message(self, channel_id: str, body: dict[str, Any] | None, files: list[Any]) -> dict:
         body = body or {}
         message = p.message(

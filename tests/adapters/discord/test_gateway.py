@@ -63,13 +63,14 @@ async def test_daily_command_posts_the_question_with_buttons_and_a_click_grades_
         await fake.dispatch("INTERACTION_CREATE", command)
 
         post = await fake.wait_call("POST", rf"^/channels/{p.CHANNEL_ID}/messages$")
+        await app.runner.deliverer.settle()  # the post's Discord id is stored
         assert post.json["embeds"][0]["title"].startswith("Daily question")
         ids = _custom_ids(post.json["components"])
         assert [i.rsplit(":", 1)[1] for i in ids] == ["A", "B", "C", "D"][: len(question.choices)]
         # nothing private to say: the deferred reply is removed
         await fake.wait_call("DELETE", rf"^/webhooks/{p.APP_ID}/{command['token']}/messages/")
 
-        message_id = next(iter(fake.messages))
+        message_id = fake.first_with_buttons()
         right = "ABCD"[question.choices.index(question.correct[0])]
         click = p.button(next(i for i in ids if i.endswith(f":{right}")), message_id)
         await fake.dispatch("INTERACTION_CREATE", click)
@@ -95,7 +96,7 @@ async def test_answer_button_opens_a_modal_first_and_its_submission_is_graded(
         (form_button,) = _custom_ids(post.json["components"])
         assert form_button.endswith(":form")
 
-        click = p.button(form_button, next(iter(fake.messages)))
+        click = p.button(form_button, fake.first_with_buttons())
         await fake.dispatch("INTERACTION_CREATE", click)
         opened = await fake.wait_call("POST", rf"^/interactions/{click['id']}/")
         assert opened.json["type"] == 9  # the modal is the first response, never after a defer
@@ -157,7 +158,7 @@ async def test_a_reply_in_the_daily_posts_thread_is_graded_and_answered_by_dm(
     ) as (app, _):
         await fake.dispatch("INTERACTION_CREATE", p.command("daily"))
         await fake.wait_call("POST", rf"^/channels/{p.CHANNEL_ID}/messages$")
-        post_id = next(iter(fake.messages))
+        post_id = fake.first_with_buttons()
         # a member opens a thread on the post (the thread has the post's id) and answers in it
         await fake.dispatch("THREAD_CREATE", {**p.thread(post_id), "newly_created": True})
         await fake.dispatch("MESSAGE_CREATE", p.user_message(post_id, "7 instances"))

@@ -123,7 +123,7 @@ async def test_daily_over_http_posts_buttons_and_a_click_is_graded_in_the_respon
         right = "ABCD"[question.choices.index(question.correct[0])]
         button = next(b for b in buttons if b["custom_id"].endswith(f":{right}"))
 
-        status, body = await ep.post(p.button(button["custom_id"], next(iter(fake.messages))))
+        status, body = await ep.post(p.button(button["custom_id"], fake.first_with_buttons()))
         with ep.app.session_factory() as session:
             attempts = session.scalars(select(AttemptRow)).all()
     assert status == 200 and body["type"] == 4
@@ -141,7 +141,7 @@ async def test_a_form_button_answers_with_a_modal_and_the_submission_is_graded(
         post = await fake.wait_call("POST", rf"^/channels/{p.CHANNEL_ID}/messages$")
         custom_id = post.json["components"][0]["components"][0]["custom_id"]
 
-        status, modal = await ep.post(p.button(custom_id, next(iter(fake.messages))))
+        status, modal = await ep.post(p.button(custom_id, fake.first_with_buttons()))
         assert status == 200 and modal["type"] == 9
         text_input = modal["data"]["components"][0]["components"][0]
         submit = p.modal_submit(modal["data"]["custom_id"], "8", input_id=text_input["custom_id"])

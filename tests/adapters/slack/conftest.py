@@ -15,6 +15,7 @@ from bot.config import Settings
 from bot.core.bank import QuestionBank
 from bot.core.clock import SimulatedClock
 from bot.core.content import load_pack
+from bot.core.context import Grader
 from tests.adapters.slack.fake_slack import FakeSlack
 from tests.adapters.slack.payloads import SECRET, signed_headers
 
@@ -56,12 +57,13 @@ def make_adapter(
     """Build a Slack adapter on a fresh app; ``kind`` picks the daily question's kind."""
     apps: list[App] = []
 
-    def make(kind: str = "choice", **settings: object) -> SlackAdapter:
+    def make(kind: str = "choice", grade: Grader | None = None, **settings: object) -> SlackAdapter:
         app = bootstrap(
             slack_settings(fake_slack, sqlite_url, **settings),
             clock=clock,
             bank=bank_of(kind),
             auto_migrate=True,
+            grade=grade,
         )
         apps.append(app)
         return SlackAdapter(app, app.settings)

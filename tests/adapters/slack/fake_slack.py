@@ -52,6 +52,7 @@ class FakeSlack:
         self.users: dict[str, dict[str, Any]] = {}
         self.socket_frames: list[dict[str, Any]] = []
         self._failures: dict[str, list[tuple[int, dict[str, Any], dict[str, str]]]] = {}
+        self._held: dict[str, asyncio.Event] = {}
         self._changed = asyncio.Condition()
         self._ts = itertools.count(1)
         self._ids = itertools.count(1)
@@ -99,6 +100,12 @@ class FakeSlack:
         """Answer the next ``times`` calls of ``method`` with 429 and ``Retry-After``."""
         answer = (429, {"ok": False, "error": "ratelimited"}, {"Retry-After": str(retry_after)})
         self._failures.setdefault(method, []).extend([answer] * times)
+
+    def hold(self, method: str) -> asyncio.Event:
+        """Keep every call of ``method`` waiting (a slow platform) until the returned event
+        is set; the calls are recorded as they arrive."""
+        release = self._held.setdefault(method, asyncio.Event())
+        return release
 
     def fail(self, method: str, error: str, times: int = 1) -> None:
         """Answer the next ``times`` calls of ``method`` with ``{"ok": false, "error": …}``."""
@@ -151,6 +158,9 @@ class FakeSlack:
             else:
                 args.update(parse_qsl((await request.read()).decode()))
         await self._record(Call(method, args, dict(request.headers)))
+        held = self._held.get(method)
+        if held is not None:
+            await held.wait()
         queued = self._failures.get(method)
         if queued:
             status, body, headers = queued.pop(0)

@@ -45,6 +45,7 @@ async def post_daily(slack: SlackAdapter, fake: FakeSlack) -> Call:
     assert response.status == 200
     post = (await fake.wait_for("chat.postMessage"))[0]
     await slack.settled()
+    await slack.app.runner.deliverer.settle()  # the post's Slack id is stored
     return post
 
 
@@ -117,12 +118,18 @@ async def test_clicking_a_choice_button_grades_the_answer_privately(
     post = await post_daily(slack, fake_slack)
     buttons = post.buttons()
     assert [b["text"]["text"] for b in buttons][:2] == ["A", "B"]
+    with slack.app.session_factory() as session:
+        question = slack.app.services.bank.get(
+            session.scalars(select(DailyPromptRow.question_id)).one()
+        )
+    assert question is not None
+    right = question.choices.index(question.correct[0]) == 1
     response = await dispatch(slack, click(buttons[1]["value"]))
     assert response.status == 200
     grade = (await fake_slack.wait_for("chat.postEphemeral"))[0]
     assert grade.args["user"] == USER
     assert grade.args["channel"] == CHANNEL
-    assert "Correct" in text_of(grade) or "Incorrect" in text_of(grade)
+    assert ("✅ Correct (100%)" if right else "❌ Incorrect (0%)") in text_of(grade)
     assert await answers(slack) == ["B"]
 
 

@@ -4,7 +4,9 @@ the fake Slack; a slash command gets its buttons and a click on one is answered.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
+import re
 import signal
 import socket
 import sys
@@ -15,9 +17,10 @@ from pathlib import Path
 import aiohttp
 import pytest
 
+from bot.adapters.slack.translate import FORM_CALLBACK_ID
 from bot.core.commands import COMMANDS
 from tests.adapters.slack.fake_slack import FakeSlack
-from tests.adapters.slack.payloads import SECRET, click, signed_headers, slash
+from tests.adapters.slack.payloads import SECRET, USER, click, signed_headers, slash
 
 ROOT = Path(__file__).resolve().parents[3]
 # /quiz once its capability has landed (issue 6); until then /daily, a question with buttons
@@ -95,6 +98,17 @@ async def test_studybot_run_serves_a_slash_command_with_buttons_and_answers_a_cl
     buttons = posts[0].buttons()
     assert buttons
 
-    assert await post(studybot_run, click(buttons[0]["value"])) == 200
-    answered = await fake_slack.wait_for(("chat.postEphemeral", "views.open"))
-    assert answered[0].args.get("user", answered[0].args.get("trigger_id"))
+    value = str(buttons[0]["value"])
+    assert await post(studybot_run, click(value)) == 200
+    if value.endswith(":form"):  # the question wants words: the click opens the answer form
+        opened = (await fake_slack.wait_for("views.open"))[0]
+        assert opened.args["trigger_id"] == "111.222.valid"
+        assert opened.view()["callback_id"] == FORM_CALLBACK_ID
+    else:  # a letter: the click is the answer, graded privately for the clicker
+        graded = (
+            await fake_slack.wait_for(
+                "chat.postEphemeral", where=lambda c: "Question 1 of" in json.dumps(c.blocks())
+            )
+        )[0]
+        assert graded.args["user"] == USER
+        assert re.search(r"(Correct|Partial|Incorrect) \(\d+%\)", json.dumps(graded.blocks()))

@@ -123,6 +123,7 @@ async def test_the_outbox_waits_as_long_as_slack_asked_after_a_429(
     await dispatch(slack, slash("/daily"))
     await fake_slack.wait_for("chat.postMessage")
     await slack.settled()
+    await slack.app.runner.deliverer.settle()  # the 429 is recorded on the row
     now = slack.app.clock.now()
     with slack.app.session_factory() as session:
         row = session.scalars(select(OutboxRow)).one()

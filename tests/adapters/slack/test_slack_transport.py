@@ -4,19 +4,26 @@ uvicorn on 127.0.0.1), and Socket Mode (a websocket from apps.connections.open).
 from __future__ import annotations
 
 import asyncio
+import json
 import socket
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 
 import aiohttp
 import pytest
 import uvicorn
+from sqlalchemy import select
 
 from bot.adapters.slack import SlackAdapter
+from bot.db.models import DailyPromptRow
 from bot.web import create_web_app
 from tests.adapters.slack.conftest import AdapterFactory
-from tests.adapters.slack.fake_slack import FakeSlack
-from tests.adapters.slack.payloads import CHANNEL, USER, click, signed_headers, slash
+from tests.adapters.slack.fake_slack import Call, FakeSlack
+from tests.adapters.slack.payloads import CHANNEL, TEAM, USER, click, signed_headers, slash
+from tests.support import seed_channels
+
+FAN_OUT = 60
+WITHIN = 0.1  # seconds: a reply during a fan-out
 
 
 @pytest.fixture
@@ -63,6 +70,54 @@ async def test_a_signed_slash_command_over_http_is_acked_and_answered(
     assert status == 200
     grade = (await fake_slack.wait_for("chat.postEphemeral"))[0]
     assert grade.args["user"] == USER
+
+
+async def test_replies_over_http_do_not_wait_for_a_slow_fan_out(
+    served: str, slack: SlackAdapter, fake_slack: FakeSlack
+) -> None:
+    url = f"{served}/slack/events"
+    body = slash("/daily")
+    await post(url, body, signed_headers(body))
+    daily = (await fake_slack.wait_for("chat.postMessage"))[0]
+    await slack.settled()
+    await slack.app.runner.deliverer.settle()
+    right = right_button(slack, daily)
+
+    release = fake_slack.hold("chat.postMessage")  # Slack is slow from here on
+    seed_channels(slack.app, FAN_OUT, slack.app.clock.now(), platform="slack", workspace=TEAM)
+    assert await slack.app.runner.run_due() == FAN_OUT
+    await fake_slack.wait_for("chat.postMessage", count=2)  # the fan-out is under way, held
+
+    def replied(title: str) -> Callable[[Call], bool]:
+        return lambda call: title in json.dumps(call.blocks())
+
+    started = time.perf_counter()
+    body = slash("/help")
+    assert (await post(url, body, signed_headers(body)))[0] == 200
+    await fake_slack.wait_for("chat.postEphemeral", where=replied("studybot commands"))
+    seconds = time.perf_counter() - started
+    assert seconds < WITHIN, f"/help took {seconds * 1000:.0f} ms behind the fan-out"
+
+    started = time.perf_counter()
+    body = click(right)
+    assert (await post(url, body, signed_headers(body)))[0] == 200
+    await fake_slack.wait_for("chat.postEphemeral", where=replied("Correct"))
+    seconds = time.perf_counter() - started
+    assert seconds < WITHIN, f"the answer took {seconds * 1000:.0f} ms behind the fan-out"
+
+    release.set()
+    await slack.app.runner.deliverer.settle()
+    assert len(fake_slack.called("chat.postMessage")) == FAN_OUT + 1
+
+
+def right_button(slack: SlackAdapter, post_call: Call) -> str:
+    """The value of the right choice's button on the daily post."""
+    with slack.app.session_factory() as session:
+        question_id = session.scalars(select(DailyPromptRow.question_id)).one()
+    question = slack.app.services.bank.get(question_id)
+    assert question is not None
+    letter = "ABCDEFGH"[question.choices.index(question.correct[0])]
+    return next(str(b["value"]) for b in post_call.buttons() if b["text"]["text"] == letter)
 
 
 async def test_forged_and_stale_requests_over_http_get_401(
