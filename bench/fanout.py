@@ -1,18 +1,18 @@
-"""Fan-out: N channels due in the same minute, through a fake platform with rate limits.
+"""Fan-out: N channels due in the same minute, through production's Slack pacing.
 
-The fake platform enforces 1 message/s per channel and a global token bucket (default
-500 messages/s with bursts of 10: an app-wide egress cap across many Slack workspaces;
-``--global-rate 50`` is Discord's per-bot global limit) on the real monotonic clock, and
-answers every message after ``--latency-ms`` (a network round trip). A message that
-breaks a limit gets a 429 (RetryLater) and is counted as a violation.
+The messages go through the real ``SlackNotifier`` (the aiolimiter pacing production runs:
+bursts of 3 then one a second per channel, ``--workspace-rate`` messages a second for the
+workspace) to a fake Slack that enforces the same limits on the real monotonic clock and
+answers every message after ``--latency-ms`` (a network round trip). A message that breaks
+a limit gets a 429 (RetryLater) and is counted as a violation.
 
 The bot's calendar clock is simulated (so every channel is due at once); waiting for the
 rate limit is real wall-clock time. Figures:
 
 - ``total_s``: wall time from waking the scheduler until the last post was delivered
   and marked sent (posting the prompts, writing the outbox, claiming, sending, marking);
-- ``floor_s``: the least time the limits allow: N / global rate (one message a channel,
-  so the per-channel limit does not bind) plus one round trip;
+- ``floor_s``: the least time the limits allow: (N - one burst) / workspace rate (one
+  message a channel, so the per-channel limit does not bind) plus one round trip;
 - ``ratio``: total / floor (target ≤ 1.1);
 - ``overhead_ms_per_post``: CPU time of the whole process during the run (every thread:
   choosing questions, SQL, claims, marks, pacing, and the fake platform itself) divided
@@ -20,7 +20,7 @@ rate limit is real wall-clock time. Figures:
 - ``post_job_ms_per_channel``: wall time of the posting job alone on a second database
   (choose, insert prompts, queue the outbox), per channel.
 
-Usage: python bench/fanout.py [--channels 10000] [--global-rate 500] [--db URL]
+Usage: python bench/fanout.py [--channels 500] [--workspace-rate 20] [--db URL]
 """
 
 from __future__ import annotations
@@ -39,27 +39,27 @@ from sqlalchemy import func, insert, select
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bot.adapters.slack.sender import WORKSPACE_PER_SECOND, SlackNotifier  # noqa: E402
 from bot.bootstrap import App, bootstrap  # noqa: E402
 from bot.config import Settings  # noqa: E402
 from bot.core.clock import SimulatedClock  # noqa: E402
 from bot.core.daily import DailyPostJob, DailyRevealJob  # noqa: E402
 from bot.core.messages import Outgoing  # noqa: E402
 from bot.db.models import ChannelRow, ChannelScheduleRow, DailyPromptRow, OutboxRow, WorkspaceRow  # noqa: E402
-from bot.delivery import RateLimits, RetryLater  # noqa: E402
+from bot.delivery import RetryLater  # noqa: E402
 
 START = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
 
 
 class FakePlatform:
-    """Accepts messages within its limits, after a simulated round trip."""
+    """Slack as the notifier's sender sees it: accepts messages within its limits, after a
+    simulated round trip."""
 
     def __init__(self, per_channel: float, global_rate: float, burst: int, latency: float) -> None:
         self.per_channel = per_channel
         self.global_rate = global_rate
         self.burst = burst
         self.latency = latency
-        # the sender keeps one token of headroom against clock jitter between the two sides
-        self.rate_limits = RateLimits(per_channel, global_rate, max(burst - 1, 1))
         self.tokens = float(burst)
         self.refilled = time.monotonic()
         self.channel_last: dict[str, float] = {}
@@ -158,10 +158,8 @@ def fresh_url(base: str | None, tmp: Path, name: str) -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--channels", type=int, default=10_000)
-    parser.add_argument("--global-rate", type=float, default=500.0)
-    parser.add_argument("--per-channel", type=float, default=1.0)
-    parser.add_argument("--burst", type=int, default=10)
+    parser.add_argument("--channels", type=int, default=500)
+    parser.add_argument("--workspace-rate", type=float, default=WORKSPACE_PER_SECOND)
     parser.add_argument("--latency-ms", type=float, default=20.0)
     parser.add_argument("--batch", type=int, default=250)
     parser.add_argument(
@@ -186,10 +184,13 @@ def main() -> int:
         job_app.close()
 
         # 2. the whole fan-out: post, queue, claim, send within the limits, mark
-        platform = FakePlatform(
-            args.per_channel, args.global_rate, args.burst, args.latency_ms / 1000
-        )
-        app = build(fresh_url(args.db, tmp, "fanout_run"), {"slack": platform}, args.batch)
+        # Slack's side allows what the notifier is built to send: a workspace-wide bucket of
+        # one second's worth and one message a second per channel (bursts of 3 do not bind:
+        # each channel gets one post).
+        rate = args.workspace_rate
+        platform = FakePlatform(1.0, rate, int(rate), args.latency_ms / 1000)
+        notifier = SlackNotifier(platform, workspace_per_second=rate)  # type: ignore[arg-type]
+        app = build(fresh_url(args.db, tmp, "fanout_run"), {"slack": notifier}, args.batch)
         seed(app, args.channels)
         cpu0, wall0 = time.process_time(), time.perf_counter()
         asyncio.run(app.runner.run_due_and_deliver())
@@ -204,18 +205,18 @@ def main() -> int:
         app.close()
 
     posts = len(platform.accepted)
-    floor_s = args.channels / args.global_rate + args.latency_ms / 1000
+    floor_s = max(args.channels - rate, 0) / rate + args.latency_ms / 1000
     print(
         json.dumps(
             {
                 "database": dialect,
                 "channels": args.channels,
                 "limits": {
-                    "per_channel_per_s": args.per_channel,
-                    "global_per_s": args.global_rate,
-                    "global_burst": args.burst,
+                    "per_channel_per_s": 1.0,
+                    "workspace_per_s": rate,
                     "latency_ms": args.latency_ms,
                 },
+                "pacing": "production SlackNotifier (aiolimiter)",
                 "posts_delivered": posts,
                 "duplicate_posts": posts - len(set(platform.accepted)),
                 "prompts_created": prompts,

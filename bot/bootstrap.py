@@ -51,6 +51,11 @@ class App:
     runner: DueRunner
     notifiers: dict[str, Notifier] = field(default_factory=dict)
 
+    def register_notifier(self, platform: str, notifier: Notifier) -> None:
+        """Deliver ``platform``'s outbox messages through ``notifier`` (each adapter calls
+        this once, for itself)."""
+        self.notifiers[platform] = notifier
+
     def uow(self) -> UnitOfWork:
         return SqlUnitOfWork(self.session_factory, self.clock, self.runner.deliverer.nudge)
 

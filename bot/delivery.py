@@ -6,11 +6,11 @@ delivers it late, never not at all; the idempotency key (``OutboxRow.key``, also
 
 Throughput and pacing: rows are claimed in batches (``FOR UPDATE SKIP LOCKED`` plus a
 short claim lease, so several workers share the outbox), sent concurrently, and marked in
-one transaction per batch, while the next batch is already being claimed. A notifier may
-declare ``rate_limits`` (:class:`RateLimits`); delivery then never sends faster than
-its per-channel and platform-wide rates, and a :class:`RetryLater` from the platform
-(HTTP 429 with ``Retry-After``) pauses that channel, or the whole platform, for as long
-as it asked and reschedules the message for then.
+one transaction per batch, while the next batch is already being claimed. Each platform's
+notifier paces its own sends (aiolimiter: per channel and per workspace on Slack, per bot
+on Discord), the one pacing system, which ``bench/fanout.py`` measures; a
+:class:`RetryLater` from the platform (HTTP 429 with ``Retry-After``) reschedules the
+message for exactly then, without counting it as a failure.
 
 Delivery runs beside everything else, never in front of it: one long-lived background task
 per process (:meth:`OutboxDeliverer.start`) sleeps until it is poked, by a unit of work
@@ -23,8 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -45,35 +44,23 @@ CLAIM_FOR = timedelta(minutes=2)
 
 
 class RetryLater(Exception):
-    """A notifier's signal that the platform asked to wait (HTTP 429 and the like).
+    """A notifier's signal that the platform asked to wait ``retry_after`` seconds (HTTP 429
+    and the like): the message is sent again then."""
 
-    ``scope`` is ``"channel"`` when only the message's channel must wait, ``"global"``
-    when the whole platform must (Discord's global limit, for example).
-    """
-
-    def __init__(self, retry_after: float, scope: str = "channel") -> None:
+    def __init__(self, retry_after: float) -> None:
         super().__init__(f"retry after {retry_after:.1f}s")
         self.retry_after = max(float(retry_after), 0.0)
-        self.scope = scope
 
 
 class Notifier(Protocol):
     """Sends one message on one platform; returns the platform's id for the message.
 
-    A notifier may also have a ``rate_limits: RateLimits`` attribute; delivery paces its
-    sends by it.
+    A notifier paces its own sends within the platform's limits (``SlackNotifier`` and
+    ``DiscordNotifier`` with aiolimiter) and raises RetryLater when the platform asks to
+    wait; delivery then reschedules the message for exactly then.
     """
 
     async def send(self, message: Outgoing) -> str | None: ...
-
-
-@dataclass(frozen=True, slots=True)
-class RateLimits:
-    """How fast a platform accepts messages: per channel and platform-wide (per second)."""
-
-    per_channel: float = 1.0
-    global_rate: float = 50.0
-    global_burst: int = 1
 
 
 async def in_thread(fn: Callable[..., _T], *args: Any) -> _T:
@@ -93,87 +80,6 @@ async def in_thread(fn: Callable[..., _T], *args: Any) -> _T:
 def backoff(tries: int) -> timedelta:
     """Exponential backoff: 5 s, 10 s, 20 s … capped at 30 minutes."""
     return timedelta(seconds=min(5 * 2 ** max(tries - 1, 0), 1800))
-
-
-def channel_of(message: Outgoing) -> str:
-    """The rate-limit bucket of a message: its channel, or the user for a DM."""
-    if message.delivery in (Delivery.CHANNEL, Delivery.UPDATE):
-        return message.to
-    if message.delivery is Delivery.DM:
-        return f"dm:{message.to}"
-    return message.channel or f"user:{message.to}"
-
-
-class Pacer:
-    """Per-channel and global pacing on a monotonic clock, by reservation.
-
-    ``acquire`` reserves the message's send time at once, without an ``await`` between
-    reading and updating the schedule (so concurrent tasks never share a slot), then
-    sleeps until it: the global limit is a GCRA token bucket of ``global_rate`` per second
-    holding ``global_burst``, and sends to one channel are spaced by ``1 / per_channel``
-    from the reserved send times. One sleep per message, however many wait.
-    """
-
-    def __init__(
-        self,
-        limits: RateLimits,
-        monotonic: Callable[[], float] = time.monotonic,
-        sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
-    ) -> None:
-        self.limits = limits
-        self.monotonic = monotonic
-        self.sleep = sleep
-        self._interval = 1.0 / limits.global_rate
-        self._tolerance = (max(limits.global_burst, 1) - 1) * self._interval
-        self._tat = 0.0  # the GCRA's theoretical arrival time
-        self._channel_next: dict[str, float] = {}
-        self._global_pause_until = 0.0
-        self._tokens = float(max(limits.global_burst, 1))
-        self._refilled = monotonic()
-        self._channel_sent: dict[str, float] = {}
-
-    def reserve(self, channel: str) -> float:
-        """Reserve the next send to ``channel``; returns its time on the monotonic clock."""
-        now = self.monotonic()
-        at = max(now, self._channel_next.get(channel, 0.0), self._global_pause_until)
-        slot = max(at, self._tat - self._tolerance)
-        self._tat = max(self._tat, slot) + self._interval
-        if len(self._channel_next) > 50_000:
-            self._channel_next = {c: t for c, t in self._channel_next.items() if t > now}
-            horizon = now - 1 / self.limits.per_channel
-            self._channel_sent = {c: t for c, t in self._channel_sent.items() if t > horizon}
-        self._channel_next[channel] = slot + 1.0 / self.limits.per_channel
-        return slot
-
-    async def acquire(self, channel: str) -> None:
-        """Return when a send to ``channel`` conforms to both limits, and take its place."""
-        wait = self.reserve(channel) - self.monotonic()
-        if wait > 0:
-            await self.sleep(wait)
-        # Reservations spread the wake-ups; the send itself is checked against the actual
-        # history, so a stalled event loop waking many senders at once cannot burst.
-        while True:
-            now = self.monotonic()
-            self._tokens = min(
-                float(max(self.limits.global_burst, 1)),
-                self._tokens + max(now - self._refilled, 0.0) * self.limits.global_rate,
-            )
-            self._refilled = now
-            channel_wait = self._channel_sent.get(channel, -1e18) + 1 / self.limits.per_channel
-            delay = max(channel_wait - now, (1.0 - self._tokens) / self.limits.global_rate)
-            if delay <= 0:
-                self._tokens -= 1.0
-                self._channel_sent[channel] = now
-                return
-            await self.sleep(delay)
-
-    def penalize(self, channel: str, seconds: float, scope: str = "channel") -> None:
-        """The platform asked to wait ``seconds``: hold the channel (or everything) back."""
-        until = self.monotonic() + seconds
-        if scope == "global":
-            self._global_pause_until = max(self._global_pause_until, until)
-        else:
-            self._channel_next[channel] = max(self._channel_next.get(channel, 0.0), until)
 
 
 @dataclass(slots=True)
@@ -196,8 +102,6 @@ class OutboxDeliverer:
         batch: int = 250,
         concurrency: int = 64,
         batches_in_flight: int = 2,
-        monotonic: Callable[[], float] = time.monotonic,
-        sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
     ) -> None:
         self.session_factory = session_factory
         self.clock = clock
@@ -205,9 +109,6 @@ class OutboxDeliverer:
         self.batch = batch
         self.concurrency = concurrency
         self.batches_in_flight = batches_in_flight
-        self._monotonic = monotonic
-        self._sleep = sleep
-        self._pacers: dict[str, Pacer] = {}
         self._lock: asyncio.Lock | None = None  # one delivery pass at a time in this process
         self._lock_loop: asyncio.AbstractEventLoop | None = None
         self._slots: asyncio.Semaphore | None = None
@@ -220,16 +121,6 @@ class OutboxDeliverer:
         self._requested = 0
         self._completed = 0
         self._stopping = False
-
-    def pacer(self, platform: str) -> Pacer | None:
-        """The pacer of ``platform``'s notifier, if it declares ``rate_limits``."""
-        limits = getattr(self.notifiers.get(platform), "rate_limits", None)
-        if not isinstance(limits, RateLimits):
-            return None
-        pacer = self._pacers.get(platform)
-        if pacer is None or pacer.limits != limits:
-            pacer = self._pacers[platform] = Pacer(limits, self._monotonic, self._sleep)
-        return pacer
 
     def next_due(self) -> datetime | None:
         with self.session_factory() as session:
@@ -404,19 +295,13 @@ class OutboxDeliverer:
     async def _send_one(self, row_id: int, platform: str, payload: dict[str, object]) -> _Result:
         message = from_payload(payload)
         result = _Result(row_id, platform, message)
-        pacer = self.pacer(platform)
-        channel = channel_of(message)
         assert self._slots is not None
         async with self._slots:
-            if pacer is not None:
-                await pacer.acquire(channel)
             try:
                 result.ref = await self.notifiers[platform].send(message)
             except RetryLater as exc:
                 result.error, result.rate_limited = str(exc), True
                 result.wait = timedelta(seconds=exc.retry_after)
-                if pacer is not None:
-                    pacer.penalize(channel, exc.retry_after, exc.scope)
             except Exception as exc:
                 log.exception("delivery of outbox message %s failed", row_id)
                 result.error = type(exc).__name__

@@ -50,8 +50,6 @@ def build_adapters(app: App, settings: Settings) -> list[PlatformAdapter]:
 async def serve(app: App, adapters: list[PlatformAdapter], stop: asyncio.Event) -> None:
     """Run until ``stop`` is set: adapters, scheduler, and the web server when an adapter
     serves HTTP or STUDYBOT_HTTP_PORT is set (for /healthz and /metrics alone)."""
-    for adapter in adapters:
-        app.notifiers[adapter.name] = adapter.notifier
     routes = [route for adapter in adapters for route in adapter.routes()]
     app.runner.deliverer.start()
     scheduler = start_scheduler(app.runner)

@@ -12,7 +12,7 @@ from sqlalchemy import func, insert, select
 from bot.adapters.console.session import ConsoleSession
 from bot.bootstrap import App
 from bot.core.content import Question
-from bot.core.grading import Grade
+from bot.core.grading import Grade, Verdict, grade
 from bot.core.messages import Delivery, Outgoing
 from bot.db.models import Base, ChannelRow, ChannelScheduleRow, WorkspaceRow
 from bot.metrics import REGISTRY
@@ -133,3 +133,15 @@ def event_errors(platform: str) -> float:
 def logged_failures(records: list[logging.LogRecord]) -> list[logging.LogRecord]:
     """The error records of a failure, each with its traceback."""
     return [r for r in records if r.levelno >= logging.ERROR]
+
+
+NOT_AN_ANSWER = "???"
+HINT = "That is not an answer yet: answer with a letter, a number or a few words."
+
+
+def hinting_grader(question: Question, answer: str) -> Grade:
+    """The real grader, except that ``???`` is no answer at all (``answered=False``), as the
+    grader says of a reply that names no choice or holds no number."""
+    if answer.strip() == NOT_AN_ANSWER:
+        return Grade(0.0, Verdict.INCORRECT, HINT, answered=False, grader="test-hints")
+    return grade(question, answer)

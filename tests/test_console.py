@@ -8,7 +8,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 from sqlalchemy import select
 
 from bot.adapters.console.run import run_console
@@ -210,19 +209,23 @@ def test_plain_script_mode_shows_question_grade_and_help(tmp_path: Path) -> None
     assert "/leaderboard" in out
 
 
-def test_an_admin_only_command_is_refused_to_others_and_writes_nothing(
-    app: App, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from bot.core import commands
+def test_an_admin_only_change_is_refused_to_others_and_writes_nothing(app: App) -> None:
     from bot.core.events import Event, EventKind
 
-    def wipe(_ctx: object, _args: str) -> list[object]:
-        raise AssertionError("an admin-only handler ran for a member")
+    def studybot(user: str, *, is_admin: bool) -> Event:
+        return Event(
+            EventKind.COMMAND,
+            "slack",
+            "T1",
+            "C1",
+            user,
+            command="studybot",
+            args="schedule pause",
+            is_admin=is_admin,
+        )
 
-    spec = commands.CommandSpec("wipe", "/wipe", "admins only", wipe, admin=True)  # type: ignore[arg-type]
-    monkeypatch.setitem(commands.COMMANDS, "wipe", spec)
     before = row_counts(app)
-    event = Event(EventKind.COMMAND, "slack", "T1", "C1", "U1", command="wipe", is_admin=False)
-    replies = app.bot.handle(event)
-    assert "for workspace admins" in replies[0].text
+    replies = app.bot.handle(studybot("U1", is_admin=False))
+    assert replies[0].text == "Only workspace admins can change a channel's schedule."
     assert row_counts(app) == before
+    assert app.bot.handle(studybot("U2", is_admin=True))[0].text.startswith("Paused")

@@ -76,7 +76,7 @@ async def test_console_replies_do_not_wait_for_a_slow_fan_out(
     assert question is not None
 
     held = HeldNotifier(app.notifiers[PLATFORM])  # type: ignore[arg-type]
-    app.notifiers[PLATFORM] = held
+    app.register_notifier(PLATFORM, held)
     seed_channels(app, FAN_OUT, clock.now(), platform=PLATFORM, workspace=WORKSPACE)
     assert await app.runner.run_due() == FAN_OUT  # the posts are queued, not yet sent
     await asyncio.wait_for(held.waiting.wait(), 10)

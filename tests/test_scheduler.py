@@ -93,7 +93,7 @@ def test_work_missed_within_the_grace_period_runs_once_and_older_is_skipped(
     app: App, clock: SimulatedClock, caplog: pytest.LogCaptureFixture
 ) -> None:
     notifier = RecordingNotifier()
-    app.notifiers["slack"] = notifier
+    app.register_notifier("slack", notifier)
     seed_channels(app, 2, START)
     with app.session_factory() as session, session.begin():
         late, very_late = session.scalars(

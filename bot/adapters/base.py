@@ -13,7 +13,8 @@ from bot.metrics import EVENT_ERRORS
 
 
 class PlatformAdapter(Protocol):
-    """A connected platform: its notifier for the outbox, its HTTP routes, its connections.
+    """A connected platform: its notifier for the outbox (the adapter registers it with
+    ``App.register_notifier`` when it is built), its HTTP routes, its connections.
 
     ``routes`` are served by the one web server (HTTP modes); ``start`` opens
     long-lived connections (Slack Socket Mode, the Discord gateway) and returns

@@ -19,11 +19,13 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from bot.config import load_settings
+from bot.core import grading
 from bot.core.bank import QuestionBank
 from bot.core.clock import Clock, SystemClock
 from bot.core.content import PACKS_DIR
+from bot.core.context import Grader
 from bot.core.errors import ContentError, UserError
-from bot.core.grading import GRADER_VERSION, grade
+from bot.core.grading import GRADER_VERSION
 from bot.db.engine import make_engine, make_session_factory
 from bot.db.models import AttemptGradeRow, AttemptRow
 
@@ -68,7 +70,10 @@ def run_regrade(args: argparse.Namespace) -> int:
     except ContentError as exc:
         print(f"studybot regrade: cannot load packs from {args.packs}: {exc.problems[0]}")
         return 2
-    engine = make_engine(args.db or load_settings().database_url)
+    from bot.bootstrap import build_grader
+
+    settings = load_settings()
+    engine = make_engine(args.db or settings.database_url)
     try:
         report = regrade_attempts(
             make_session_factory(engine),
@@ -76,6 +81,7 @@ def run_regrade(args: argparse.Namespace) -> int:
             SystemClock(),
             everything=args.all,
             dry_run=args.dry_run,
+            grade=build_grader(settings),  # the grader `studybot run` grades with
         )
     finally:
         engine.dispose()
@@ -102,12 +108,14 @@ def regrade_attempts(
     *,
     everything: bool = False,
     dry_run: bool = False,
+    grade: Grader = grading.grade,
 ) -> RegradeReport:
     """Re-grade stale attempts (or all, with ``everything``), in batches of one transaction each.
 
-    Takes a session factory, the question bank and a clock; returns a :class:`RegradeReport`.
-    Attempts whose question is gone from the bank, or whose answer cannot be graded, are
-    counted and left alone.
+    Takes a session factory, the question bank, a clock and the grader; returns a
+    :class:`RegradeReport`. Attempts whose question is gone from the bank, or whose answer
+    cannot be graded (empty, or no answer at all to the grader now), are counted and left
+    alone.
     """
     report = RegradeReport()
     last_id = 0
@@ -140,6 +148,9 @@ def regrade_attempts(
                 try:
                     result = grade(question, row.answer)
                 except UserError:
+                    report.unreadable += 1
+                    continue
+                if not result.answered:
                     report.unreadable += 1
                     continue
                 report.regraded += 1

@@ -16,9 +16,8 @@ from bot.core.context import Context, Services
 from bot.core.errors import UserError
 from bot.core.events import Event, EventKind
 from bot.core.messages import Outgoing, say
-from bot.core.mock import answer_running_mock
 from bot.core.ports import UnitOfWork
-from bot.core.quiz import answer_open_question
+from bot.core.router import route_answer
 
 MAX_INPUT_CHARS = 8000
 APOLOGY = "Sorry, something went wrong on my side. Please try again in a moment."
@@ -62,7 +61,4 @@ class StudyBot:
             if action is None:
                 raise UserError("That button is no longer valid.")
             return action(ctx, parts, event.text)
-        running = answer_running_mock(ctx, event.text)  # a running mock's round first
-        if running is not None:
-            return running
-        return answer_open_question(ctx, event.text)
+        return route_answer(ctx, event.text)

@@ -9,7 +9,8 @@ from bot.core import daily, home, leaderboard, quiz, stats, teams
 from bot.core.context import Context
 from bot.core.errors import UserError
 from bot.core.messages import Card, Delivery, Outgoing, say
-from bot.core.mock import answer_running_mock, mock_action, mock_command
+from bot.core.mock import mock_action, mock_command
+from bot.core.router import route_answer
 from bot.core.streaks import show_streak
 from bot.core.timezones import parse_zone
 
@@ -22,7 +23,6 @@ class CommandSpec:
     usage: str
     summary: str
     handler: Handler | None = None
-    admin: bool = False  # every part needs admin rights (platforms may hide it from others)
     console_only: bool = False
 
 
@@ -35,10 +35,7 @@ def _daily(ctx: Context, args: str) -> list[Outgoing]:
 
 
 def _answer(ctx: Context, args: str) -> list[Outgoing]:
-    running = answer_running_mock(ctx, args)  # a running mock's open round comes first
-    if running is not None:
-        return running
-    return quiz.answer_open_question(ctx, args)
+    return route_answer(ctx, args)
 
 
 def _tz(ctx: Context, args: str) -> list[Outgoing]:
@@ -86,7 +83,8 @@ _SPECS = [
     CommandSpec(
         "answer",
         "/answer TEXT",
-        "answer the open question: your quiz's, else today's daily",
+        "answer the open question: your mock round, the channel's live round, your quiz, "
+        "else today's daily",
         _answer,
     ),
     CommandSpec(
@@ -157,10 +155,9 @@ def command_for(name: str) -> CommandSpec:
 
 
 def run_command(ctx: Context, name: str, args: str) -> list[Outgoing]:
-    """Run command ``name`` for the acting user, enforcing its admin rule."""
+    """Run command ``name`` for the acting user (a command checks admin rights itself where
+    a part of it needs them, as ``/studybot schedule`` does)."""
     spec = command_for(name)
-    if spec.admin and not ctx.is_admin:
-        raise UserError(f"/{spec.name} is for workspace admins.")
     assert spec.handler is not None  # command_for returns only commands with a handler
     return spec.handler(ctx, args)
 

@@ -24,8 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import date, datetime, timedelta
 
-from bot.core import leaderboard
-from bot.core.attempts import record_attempt
+from bot.core.answers import AnswerKind, AnswerTo, grade_answer, record_answer
 from bot.core.bank import QuestionBank
 from bot.core.content import Question
 from bot.core.context import Context, Services
@@ -44,7 +43,7 @@ from bot.core.schedule import (
     parse_schedule_args,
     parse_skip_date,
 )
-from bot.core.streaks import nudges_setting, record_activity, streak_note
+from bot.core.streaks import nudges_setting
 
 log = logging.getLogger(__name__)
 
@@ -277,7 +276,7 @@ def show_daily(ctx: Context) -> list[Outgoing]:
     """Post today's question in the channel if it is not posted yet, else show it again."""
     schedule = ensure_schedule(ctx)
     today = schedule.local_date_of(ctx.now)
-    prompt = ctx.uow.prompts.for_date(ctx.channel, today)
+    prompt = ctx.uow.daily.for_date(ctx.channel, today)
     if prompt is not None:
         question = ctx.bank.get(prompt.question_id)
         if question is None:
@@ -430,26 +429,17 @@ def grade_card(question: Question, result: Grade, note: str = "") -> Card:
     return Card(blocks=tuple(blocks), footer=footer)
 
 
-def _open_prompt(ctx: Context) -> DailyPrompt | None:
-    """The prompt an answer without a button is for: the post it replies to in a thread,
-    else the channel's latest."""
-    if ctx.event.thread:
-        prompt = ctx.uow.daily.by_message_ref(ctx.channel, ctx.event.thread)
-        if prompt is not None:
-            return prompt
-    return ctx.uow.prompts.latest(ctx.channel, ctx.now)
-
-
 def answer_daily(ctx: Context, answer: str, prompt: DailyPrompt | None = None) -> list[Outgoing]:
-    """Grade an answer to the channel's daily prompt and reply privately.
+    """Grade an answer to a daily prompt (``prompt``, else the channel's latest) and reply
+    privately.
 
     The first answer before the reveal is scored; later ones, and any after the reveal,
-    get feedback only. Every answer counts as streak activity.
+    get feedback only (what an answer records: ``bot.core.answers``).
     """
     if not answer.strip():
         raise UserError("Your answer is empty. Type /answer followed by what you think.")
     if prompt is None:
-        prompt = _open_prompt(ctx)
+        prompt = ctx.uow.daily.latest(ctx.channel, ctx.now)
     if prompt is None:
         raise UserError(
             "There is no daily question open in this channel yet. Type /daily to get one."
@@ -457,31 +447,33 @@ def answer_daily(ctx: Context, answer: str, prompt: DailyPrompt | None = None) -
     question = ctx.bank.get(prompt.question_id)
     if question is None:
         raise UserError("That question is no longer in the bank.")
-    result = ctx.services.grade(question, answer)
+    result = grade_answer(ctx, question, answer)
     now = ctx.now
     revealed = prompt.reveal_at <= now or (
         prompt.revealed_at is not None and prompt.revealed_at <= now
     )
     scored = not revealed and not ctx.uow.attempts.has_scored(ctx.user, prompt)
-    attempt = record_attempt(
+    recorded = record_answer(
         ctx,
-        question,
         answer,
         result,
+        AnswerTo(
+            AnswerKind.DAILY,
+            question,
+            daily_prompt_id=prompt.id,
+            scored=scored,
+            points=points_for(question, result) if scored else 0,
+        ),
         now,
-        daily_prompt_id=prompt.id,
-        scored=scored,
-        points=points_for(question, result) if scored else 0,
     )
-    leaderboard.add_points(ctx.uow, ctx.workspace, attempt)
+    attempt = recorded.attempt
     if attempt.scored:
         note = f"+{attempt.points} points." if attempt.points else ""
     elif revealed:
         note = "The answer is already revealed, so this one is practice: no points."
     else:
         note = "You already answered today's question; this one is practice: no points."
-    streak = streak_note(record_activity(ctx.uow, ctx.user, now))
-    note = " ".join(n for n in (note, streak) if n)
+    note = " ".join(n for n in (note, recorded.streak_note) if n)
     return [
         Outgoing(
             Delivery.PRIVATE,
@@ -496,7 +488,7 @@ def daily_action(ctx: Context, parts: list[str], text: str) -> list[Outgoing]:
     """Buttons and forms of a daily post: ``daily:<prompt>:<letter>|form|submit``."""
     if len(parts) != 3 or not parts[1].isdigit():
         raise UserError("That button is no longer valid.")
-    prompt = ctx.uow.prompts.get(ctx.workspace, int(parts[1]))
+    prompt = ctx.uow.daily.get(ctx.workspace, int(parts[1]))
     if prompt is None or prompt.channel_id != ctx.channel.id:
         raise UserError("That question is no longer open.")
     what = parts[2]
@@ -591,7 +583,7 @@ def studybot_command(ctx: Context, args: str) -> list[Outgoing]:
             raise UserError("That is too many skipped days; remove the schedule's days instead.")
         saved = _save_schedule(ctx, replace(schedule, skip_dates=kept))
         note = ""
-        if ctx.uow.prompts.for_date(ctx.channel, day) is not None:
+        if ctx.uow.daily.for_date(ctx.channel, day) is not None:
             note = " Today's question is already posted; it stays."
         return _reply(
             ctx,

@@ -1,7 +1,8 @@
 """Leaderboards: people, one team's members, or teams, this week, this month or all time.
 
 Points come only from the first scored attempt at a daily prompt or a live
-question. They are added to per-period aggregates (ISO week and month in the
+question's winner, and only answers that earned points appear on the boards (the rules:
+``bot.core.answers``). They are added to per-period aggregates (ISO week and month in the
 workspace's zone, and all time) in the same transaction as the attempt, so a
 board is an index lookup, never a scan of attempts. Team boards count the
 points of a team's current members. Ties share a rank.
@@ -16,7 +17,7 @@ from typing import Protocol
 from bot.core.context import Context, Services
 from bot.core.errors import UserError
 from bot.core.messages import Attachment, Card, Delivery, Outgoing
-from bot.core.model import Attempt, Channel, User, Workspace
+from bot.core.model import Channel, User, Workspace
 from bot.core.ports import UnitOfWork
 from bot.core.teams import Team, find_team
 from bot.core.timezones import zone
@@ -172,19 +173,11 @@ def period_of(kind: str, now: datetime, tz: tzinfo) -> Period:
     return Period("all", "all", "all time")
 
 
-def add_points(uow: UnitOfWork, workspace: Workspace, attempt: Attempt) -> None:
-    """Count a recorded attempt on the boards when it is the scored one (daily answers).
-
-    Call it in the transaction that stored ``attempt``; unscored attempts change nothing.
-    """
-    if attempt.scored:
-        record(uow, workspace, attempt.user_id, attempt.points, attempt.answered_at)
-
-
 def record(
     uow: UnitOfWork, workspace: Workspace, user_id: int, points: int, when: datetime
 ) -> None:
-    """Add one scored answer worth ``points`` at ``when`` to the user's aggregates."""
+    """Add one answer worth ``points`` at ``when`` to the user's aggregates (its board
+    activity; ``bot.core.answers`` decides which answers have it)."""
     keys = period_keys(when, zone(workspace.timezone))
     uow.leaderboard.add(workspace.id, user_id, keys, points, 1)
 

@@ -30,7 +30,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from bot.core.attempts import record_attempt
+from bot.core.answers import AnswerKind, AnswerTo, grade_answer, record_answer
 from bot.core.bank import QuestionBank
 from bot.core.content import Question
 from bot.core.context import Context, Services
@@ -1366,7 +1366,7 @@ def answer_round(ctx: Context, mock: Mock, position: int, text: str) -> list[Out
     question = ctx.bank.get(current.question_id)
     if question is None:
         raise UserError("That question left the bank; wait for the next round.")
-    result = ctx.services.grade(question, text)
+    result = grade_answer(ctx, question, text)
     closed = ctx.uow.mocks.close_round(
         mock,
         position,
@@ -1383,7 +1383,9 @@ def answer_round(ctx: Context, mock: Mock, position: int, text: str) -> list[Out
     )
     if closed is None:
         raise UserError(f"Round {position + 1} of mock #{mock.id} just closed.")
-    record_attempt(ctx, question, text, result, now)
+    recorded = record_answer(
+        ctx, text, result, AnswerTo(AnswerKind.MOCK, question, asked_at=current.started_at), now
+    )
     interviewer = _user(ctx.uow, ctx.workspace, mock.interviewer_id)
     if interviewer is not None and mock.has_interviewer:
         _dm(
@@ -1399,11 +1401,11 @@ def answer_round(ctx: Context, mock: Mock, position: int, text: str) -> list[Out
             now,
         )
     last = position + 1 == mock.rounds_total
-    reply = _text(
-        ctx,
+    said = (
         f"Round {position + 1} answer recorded: it covers {round(result.score * 100)}% of the "
-        f"rubric. {'That was the last round.' if last else 'Next round coming up.'}",
+        f"rubric. {'That was the last round.' if last else 'Next round coming up.'}"
     )
+    reply = _text(ctx, " ".join(n for n in (said, recorded.streak_note) if n))
     _advance(ctx.uow, ctx.services, ctx.workspace, mock, position, now)
     return reply
 

@@ -49,29 +49,6 @@ class ChannelRepository(Protocol):
     def get(self, workspace: Workspace, channel_id: int) -> Channel | None: ...
 
 
-class PromptRepository(Protocol):
-    def for_date(self, channel: Channel, local_date: date) -> DailyPrompt | None: ...
-
-    def latest(self, channel: Channel, before: datetime) -> DailyPrompt | None:
-        """The most recent prompt posted in the channel at or before ``before``."""
-        ...
-
-    def get(self, workspace: Workspace, prompt_id: int) -> DailyPrompt | None: ...
-
-    def add(
-        self,
-        channel: Channel,
-        question_id: str,
-        local_date: date,
-        posted_at: datetime,
-        reveal_at: datetime,
-    ) -> DailyPrompt | None:
-        """Create the channel's prompt for ``local_date``; None if one exists already."""
-        ...
-
-    def question_ids_used(self, channel: Channel) -> set[str]: ...
-
-
 class AttemptRepository(Protocol):
     def add(self, attempt: Attempt) -> Attempt:
         """Store an attempt and its first grade; returns it with its id.
@@ -81,8 +58,6 @@ class AttemptRepository(Protocol):
         ...
 
     def has_scored(self, user: User, prompt: DailyPrompt) -> bool: ...
-
-    def for_user(self, workspace: Workspace, user: User) -> list[Attempt]: ...
 
 
 class Outbox(Protocol):
@@ -120,9 +95,6 @@ class UnitOfWork(Protocol):
 
     @property
     def channels(self) -> ChannelRepository: ...
-
-    @property
-    def prompts(self) -> PromptRepository: ...
 
     @property
     def attempts(self) -> AttemptRepository: ...

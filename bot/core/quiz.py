@@ -24,8 +24,8 @@ from typing import Any, Protocol
 
 from rapidfuzz import process, utils
 
-from bot.core import daily, leaderboard, srs, streaks
-from bot.core.attempts import record_attempt
+from bot.core import daily, srs
+from bot.core.answers import AnswerKind, AnswerTo, grade_answer, record_answer
 from bot.core.content import Question
 from bot.core.context import Context, Services
 from bot.core.errors import UserError
@@ -429,36 +429,6 @@ def abandon(ctx: Context, session: QuizSession) -> list[Outgoing]:
     ]
 
 
-def _record_practice(
-    ctx: Context,
-    question: Question,
-    result: Grade,
-    answer: str,
-    session: QuizSession,
-    points: int,
-    now: datetime,
-) -> tuple[Attempt, srs.ReviewCard, str]:
-    """Store the attempt, move the question's review card and record the streak activity,
-    in this transaction; returns them and the streak note for the reply ("" if none)."""
-    attempt = record_attempt(
-        ctx, question, answer, result, now, quiz_session_id=session.id, points=points
-    )
-    card = ctx.uow.reviews.get(ctx.user, question.id)
-    seconds = (now - session.asked_at).total_seconds() if session.asked_at else None
-    rating = srs.rating_for(
-        result.verdict.value,
-        quick=srs.is_quick(question.kind, seconds),
-        seen_before=card is not None,
-    )
-    new_card = srs.review(
-        card, user=ctx.user, question_id=question.id, rating=rating, now=now, zone=ctx.user_zone
-    )
-    ctx.uow.reviews.save(new_card)
-    # Quiz answers, personal or live, count for the daily streak too.
-    note = streaks.streak_note(streaks.record_activity(ctx.uow, ctx.user, now))
-    return attempt, new_card, note
-
-
 def answer_personal(
     ctx: Context, session: QuizSession, answer: str, position: int | None = None
 ) -> list[Outgoing]:
@@ -468,9 +438,19 @@ def answer_personal(
     question = ctx.bank.get(session.current or "")
     if question is None:
         raise UserError("That question is no longer in the bank. Type /quiz abandon.")
-    result = ctx.services.grade(question, answer)
+    result = grade_answer(ctx, question, answer)
     now = ctx.now
-    _attempt, card, streak = _record_practice(ctx, question, result, answer, session, 0, now)
+    recorded = record_answer(
+        ctx,
+        answer,
+        result,
+        AnswerTo(
+            AnswerKind.QUIZ, question, quiz_session_id=session.id, asked_at=session.asked_at
+        ),
+        now,
+    )
+    card, streak = recorded.card, recorded.streak_note
+    assert card is not None  # quiz answers always move their review card
     results = [
         *session.data.get("results", []),
         {"q": question.id, "score": result.score, "verdict": result.verdict.value},
@@ -661,7 +641,7 @@ def answer_live(
         raise UserError("That question is closed.")
     if any(a.user_id == ctx.user.id for a in ctx.uow.quizzes.answers(session, question.id)):
         raise UserError("You already answered this one: wait for the next question.")
-    result = ctx.services.grade(question, answer)
+    result = grade_answer(ctx, question, answer)
     seconds = float(session.data.get("seconds", LIVE_SECONDS))
     elapsed = (now - session.asked_at).total_seconds() if session.asked_at else seconds
     moved: QuizSession | None = None
@@ -678,8 +658,20 @@ def answer_live(
             now=now,
         )
     points = live_points(question, result, elapsed, seconds) if moved is not None else 0
-    _attempt, _card, streak = _record_practice(ctx, question, result, answer, session, points, now)
-    leaderboard.record(ctx.uow, ctx.workspace, ctx.user.id, points, now)
+    recorded = record_answer(
+        ctx,
+        answer,
+        result,
+        AnswerTo(
+            AnswerKind.LIVE,
+            question,
+            quiz_session_id=session.id,
+            asked_at=session.asked_at,
+            points=points,
+        ),
+        now,
+    )
+    streak = recorded.streak_note
     if moved is None:
         text = (
             "Right, but someone was faster."
@@ -825,19 +817,7 @@ class LiveQuizJob:
         return done
 
 
-# -- routing ---------------------------------------------------------------------------------
-
-
-def answer_open_question(ctx: Context, answer: str) -> list[Outgoing]:
-    """``/answer`` and plain text: the user's open quiz first, then the channel's live round,
-    else today's daily question."""
-    session = ctx.uow.quizzes.open_for_user(ctx.workspace, ctx.user)
-    if session is not None:
-        return answer_personal(ctx, session, answer)
-    live = ctx.uow.quizzes.open_live(ctx.workspace, ctx.channel)
-    if live is not None:
-        return answer_live(ctx, live, answer)
-    return daily.answer_daily(ctx, answer)
+# -- buttons ---------------------------------------------------------------------------------
 
 
 def _session_from(ctx: Context, raw: str) -> QuizSession:

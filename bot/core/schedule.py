@@ -28,7 +28,7 @@ from pytimeparse.timeparse import timeparse as parse_duration
 
 from bot.core.errors import UserError
 from bot.core.messages import Outgoing
-from bot.core.model import Channel, DailyPrompt
+from bot.core.model import Channel, DailyPrompt, Workspace
 from bot.core.timezones import parse_zone, zone
 
 DAY_NAMES: Final = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
@@ -412,7 +412,18 @@ class ScheduleRepository(Protocol):
 
 
 class DailyRepository(Protocol):
-    """Daily prompts in bulk, for the post and reveal jobs, and the outbox in bulk."""
+    """The daily prompts (``uow.daily``): one at a time for the commands, in bulk for the post
+    and reveal jobs, and the outbox in bulk."""
+
+    def for_date(self, channel: Channel, local_date: date) -> DailyPrompt | None:
+        """The channel's prompt of ``local_date``, if posted."""
+        ...
+
+    def latest(self, channel: Channel, before: datetime) -> DailyPrompt | None:
+        """The most recent prompt posted in the channel at or before ``before``."""
+        ...
+
+    def get(self, workspace: Workspace, prompt_id: int) -> DailyPrompt | None: ...
 
     def history(self, channel_ids: Sequence[int]) -> dict[int, list[str]]:
         """Question ids each channel has had, oldest first."""

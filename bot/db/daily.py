@@ -21,7 +21,7 @@ from sqlalchemy.orm import Session
 from bot.core.clock import Clock
 from bot.core.errors import ConfigError
 from bot.core.messages import Outgoing, to_payload
-from bot.core.model import Channel, DailyPrompt, User
+from bot.core.model import Channel, DailyPrompt, User, Workspace
 from bot.core.schedule import (
     DAY_NAMES,
     DueChannel,
@@ -168,6 +168,27 @@ class SqlSchedules(_Repo):
 
 
 class SqlDaily(_Repo):
+    def for_date(self, channel: Channel, local_date: date) -> DailyPrompt | None:
+        row = self.session.scalars(
+            select(DailyPromptRow).where(
+                DailyPromptRow.channel_id == channel.id, DailyPromptRow.local_date == local_date
+            )
+        ).one_or_none()
+        return _prompt(row) if row else None
+
+    def latest(self, channel: Channel, before: datetime) -> DailyPrompt | None:
+        row = self.session.scalars(
+            select(DailyPromptRow)
+            .where(DailyPromptRow.channel_id == channel.id, DailyPromptRow.posted_at <= before)
+            .order_by(DailyPromptRow.posted_at.desc())
+            .limit(1)
+        ).one_or_none()
+        return _prompt(row) if row else None
+
+    def get(self, workspace: Workspace, prompt_id: int) -> DailyPrompt | None:
+        row = self.session.get(DailyPromptRow, prompt_id)
+        return _prompt(row) if row is not None and row.workspace_id == workspace.id else None
+
     def history(self, channel_ids: Sequence[int]) -> dict[int, list[str]]:
         found: dict[int, list[str]] = {}
         for chunk in _chunks(list(channel_ids)):

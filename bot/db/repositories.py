@@ -6,7 +6,7 @@ workspace.
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime
+from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 from sqlalchemy import Select, func, select
@@ -179,59 +179,6 @@ class SqlChannels(_Repo):
         return _channel(row) if row is not None and row.workspace_id == workspace.id else None
 
 
-class SqlPrompts(_Repo):
-    def for_date(self, channel: Channel, local_date: date) -> DailyPrompt | None:
-        row = self.session.scalars(
-            select(DailyPromptRow).where(
-                DailyPromptRow.channel_id == channel.id, DailyPromptRow.local_date == local_date
-            )
-        ).one_or_none()
-        return _prompt(row) if row else None
-
-    def latest(self, channel: Channel, before: datetime) -> DailyPrompt | None:
-        row = self.session.scalars(
-            select(DailyPromptRow)
-            .where(DailyPromptRow.channel_id == channel.id, DailyPromptRow.posted_at <= before)
-            .order_by(DailyPromptRow.posted_at.desc())
-            .limit(1)
-        ).one_or_none()
-        return _prompt(row) if row else None
-
-    def get(self, workspace: Workspace, prompt_id: int) -> DailyPrompt | None:
-        row = self.session.get(DailyPromptRow, prompt_id)
-        return _prompt(row) if row is not None and row.workspace_id == workspace.id else None
-
-    def add(
-        self,
-        channel: Channel,
-        question_id: str,
-        local_date: date,
-        posted_at: datetime,
-        reveal_at: datetime,
-    ) -> DailyPrompt | None:
-        row = DailyPromptRow(
-            workspace_id=channel.workspace_id,
-            channel_id=channel.id,
-            question_id=question_id,
-            local_date=local_date,
-            posted_at=posted_at,
-            reveal_at=reveal_at,
-        )
-        try:
-            with self.session.begin_nested():
-                self.session.add(row)
-        except IntegrityError:
-            return None
-        return _prompt(row)
-
-    def question_ids_used(self, channel: Channel) -> set[str]:
-        return set(
-            self.session.scalars(
-                select(DailyPromptRow.question_id).where(DailyPromptRow.channel_id == channel.id)
-            )
-        )
-
-
 class SqlAttempts(_Repo):
     def add(self, attempt: Attempt) -> Attempt:
         row = AttemptRow(
@@ -287,14 +234,6 @@ class SqlAttempts(_Repo):
             .where(AttemptRow.user_id == user.id, AttemptRow.scored_prompt_id == prompt.id)
         )
         return bool(count)
-
-    def for_user(self, workspace: Workspace, user: User) -> list[Attempt]:
-        rows = self.session.scalars(
-            select(AttemptRow)
-            .where(AttemptRow.workspace_id == workspace.id, AttemptRow.user_id == user.id)
-            .order_by(AttemptRow.answered_at, AttemptRow.id)
-        )
-        return [_attempt(r) for r in rows]
 
 
 class SqlOutbox(_Repo):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cached_property
 from types import TracebackType
 from typing import Self
 
@@ -18,12 +19,28 @@ from bot.db.repositories import (
     SqlAttempts,
     SqlChannels,
     SqlOutbox,
-    SqlPrompts,
     SqlUsers,
     SqlWorkspaces,
 )
 from bot.db.stats import SqlStats
 from bot.db.teams import SqlTeams
+
+REPOSITORIES = (
+    "workspaces",
+    "users",
+    "channels",
+    "attempts",
+    "outbox",
+    "quizzes",
+    "reviews",
+    "teams",
+    "leaderboard",
+    "stats",
+    "schedules",
+    "daily",
+    "streaks",
+    "mocks",
+)
 
 
 class SqlUnitOfWork:
@@ -41,22 +58,68 @@ class SqlUnitOfWork:
 
     def __enter__(self) -> Self:
         self.session = self._factory()
-        self.workspaces = SqlWorkspaces(self.session, self._clock)
-        self.users = SqlUsers(self.session, self._clock)
-        self.channels = SqlChannels(self.session, self._clock)
-        self.prompts = SqlPrompts(self.session, self._clock)
-        self.attempts = SqlAttempts(self.session, self._clock)
-        self.outbox = SqlOutbox(self.session, self._clock)
-        self.quizzes = SqlQuizzes(self.session, self._clock)
-        self.reviews = SqlReviews(self.session, self._clock)
-        self.teams = SqlTeams(self.session, self._clock)
-        self.leaderboard = SqlLeaderboard(self.session, self._clock)
-        self.stats = SqlStats(self.session, self._clock)
-        self.schedules = SqlSchedules(self.session, self._clock)
-        self.daily = SqlDaily(self.session, self._clock)
-        self.streaks = SqlStreaks(self.session, self._clock)
-        self.mocks = SqlMocks(self.session, self._clock)
+        for name in REPOSITORIES:  # a unit of work entered again starts with fresh ones
+            self.__dict__.pop(name, None)
         return self
+
+    # Each repository is built the first time a use case reaches for it, so an event pays
+    # only for the ones it uses.
+
+    @cached_property
+    def workspaces(self) -> SqlWorkspaces:
+        return SqlWorkspaces(self.session, self._clock)
+
+    @cached_property
+    def users(self) -> SqlUsers:
+        return SqlUsers(self.session, self._clock)
+
+    @cached_property
+    def channels(self) -> SqlChannels:
+        return SqlChannels(self.session, self._clock)
+
+    @cached_property
+    def attempts(self) -> SqlAttempts:
+        return SqlAttempts(self.session, self._clock)
+
+    @cached_property
+    def outbox(self) -> SqlOutbox:
+        return SqlOutbox(self.session, self._clock)
+
+    @cached_property
+    def quizzes(self) -> SqlQuizzes:
+        return SqlQuizzes(self.session, self._clock)
+
+    @cached_property
+    def reviews(self) -> SqlReviews:
+        return SqlReviews(self.session, self._clock)
+
+    @cached_property
+    def teams(self) -> SqlTeams:
+        return SqlTeams(self.session, self._clock)
+
+    @cached_property
+    def leaderboard(self) -> SqlLeaderboard:
+        return SqlLeaderboard(self.session, self._clock)
+
+    @cached_property
+    def stats(self) -> SqlStats:
+        return SqlStats(self.session, self._clock)
+
+    @cached_property
+    def schedules(self) -> SqlSchedules:
+        return SqlSchedules(self.session, self._clock)
+
+    @cached_property
+    def daily(self) -> SqlDaily:
+        return SqlDaily(self.session, self._clock)
+
+    @cached_property
+    def streaks(self) -> SqlStreaks:
+        return SqlStreaks(self.session, self._clock)
+
+    @cached_property
+    def mocks(self) -> SqlMocks:
+        return SqlMocks(self.session, self._clock)
 
     def __exit__(
         self,

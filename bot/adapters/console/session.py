@@ -49,7 +49,7 @@ class ConsoleSession:
         self.channel = channel
         self.tz = tz
         self.emit = emit
-        app.notifiers[PLATFORM] = ConsoleNotifier(emit)
+        app.register_notifier(PLATFORM, ConsoleNotifier(emit))
 
     def _reply(self, text: str) -> None:
         self.emit(say(self.user, text, channel=self.channel))

@@ -58,6 +58,7 @@ class DiscordAdapter:
             sync = SyncTarget(int(guild) if guild and guild.isdigit() else None)
         self.client = make_client(app, settings, sync, **client_options)
         self.notifier: Notifier = self.client.notifier
+        app.register_notifier(self.name, self.notifier)
         self.http: HttpInteractions | None = (
             HttpInteractions(self.client, settings.discord_public_key, app.clock)
             if settings.discord_public_key is not None

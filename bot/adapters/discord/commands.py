@@ -358,9 +358,6 @@ def build_commands(
             log.debug("command /%s has no Discord options of its own: one free text option", name)
         built[name] = command(name, _description(spec), generic)
 
-    for name, built_command in built.items():
-        if specs[name].admin:
-            built_command.default_permissions = discord.Permissions(manage_guild=True)
     return list(built.values())
 
 

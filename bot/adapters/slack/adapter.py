@@ -108,7 +108,7 @@ class SlackAdapter:
         self._busy = 0
         self._idle = asyncio.Event()
         self._idle.set()
-        app.notifiers[self.name] = self.notifier
+        app.register_notifier(self.name, self.notifier)
 
     # --- the PlatformAdapter protocol -------------------------------------------------------
 

@@ -98,7 +98,6 @@ async def running_adapter(
         # machine is; tests of the immediate answer must not turn into tests of deferral
         # (which have their own, with defer_after=0).
         adapter.client.handler.defer_after = UNHURRIED
-    app.notifiers[adapter.name] = adapter.notifier
     try:
         await adapter.start()
         yield app, adapter

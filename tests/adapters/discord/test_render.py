@@ -46,7 +46,7 @@ FIXED_SPECS = {
         CommandSpec("stats", "/stats [@USER]", "accuracy by topic"),
         CommandSpec("mock", "/mock schedule WHEN | list | cancel ID", "mock interviews"),
         CommandSpec("tz", "/tz ZONE", "set your time zone"),
-        CommandSpec("studybot", "/studybot schedule ...", "channel settings", admin=True),
+        CommandSpec("studybot", "/studybot schedule ...", "channel settings"),
         CommandSpec("as", "/as NAME", "act as another user", console_only=True),
         CommandSpec("help", "/help", "every command"),
         CommandSpec("notes", "/notes [TEXT]", "a command without Discord options of its own"),
@@ -185,7 +185,8 @@ async def test_every_app_command_payload_matches_its_snapshot() -> None:
     assert [c["value"] for c in difficulty["choices"]] == ["easy", "medium", "hard"]
     assert by_name["review"]["options"][0]["choices"] == topic["choices"]
     assert by_name["tz"]["options"][0]["autocomplete"] is True
-    assert int(by_name["studybot"]["default_member_permissions"]) == 1 << 5  # Manage Server
+    # /studybot is open to everyone (nudges); its schedule changes check admin rights in the core
+    assert by_name["studybot"]["default_member_permissions"] is None
     assert [o["name"] for o in by_name["team"]["options"]] == ["create", "join", "leave", "list"]
     assert [o["name"] for o in by_name["mock"]["options"]] == [
         "schedule",

@@ -3,15 +3,23 @@ users' zones and admin rights are looked up."""
 
 from __future__ import annotations
 
+import asyncio
+import time
 from datetime import timedelta
 from typing import ClassVar
 
 import pytest
+from aiolimiter import AsyncLimiter
 from slack_sdk.web.async_client import AsyncWebClient
 from sqlalchemy import select
 
 from bot.adapters.slack import SlackAdapter
-from bot.adapters.slack.sender import SlackNotifier, SlackSender
+from bot.adapters.slack.sender import (
+    CHANNEL_BURST,
+    WORKSPACE_PER_SECOND,
+    SlackNotifier,
+    SlackSender,
+)
 from bot.adapters.slack.users import UserDirectory
 from bot.core.messages import Attachment, Card, Delivery, Form, Outgoing
 from bot.db.models import OutboxRow
@@ -222,3 +230,42 @@ async def test_fan_out_is_paced_per_channel_and_for_the_workspace(fake_slack: Fa
     assert (workspace.rate, workspace.period, workspace.entered) == (20.0, 1.0, 4)
     assert (c1.rate, c1.period, c1.entered) == (3, 3, 2)  # bursts of 3, then one a second
     assert (c2.entered, dm.entered) == (1, 1)
+
+
+class TimedSender:
+    """Stands in for SlackSender behind the real notifier: when each message went out."""
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[float, str]] = []
+
+    async def send(self, message: Outgoing) -> str | None:
+        self.sent.append((time.monotonic(), message.to))
+        return f"{message.to}:{len(self.sent)}"
+
+
+def conforms(times: list[float], capacity: float, rate: float) -> bool:
+    """Whether ``times`` fit a token bucket of ``capacity`` refilled at ``rate`` per second:
+    no span of sends holds more than the bucket and what it refilled meanwhile."""
+    return all(
+        j - i + 1 <= capacity + rate * (times[j] - times[i]) + 1e-6
+        for i in range(len(times))
+        for j in range(i, len(times))
+    )
+
+
+async def test_the_outbox_never_sends_faster_than_the_channel_and_workspace_limits() -> None:
+    speed = 40  # aiolimiter on a clock 40 times as fast, so the test takes a fraction of a second
+
+    def fast(rate: float, period: float) -> AsyncLimiter:
+        return AsyncLimiter(rate, period / speed)
+
+    sender = TimedSender()
+    notifier = SlackNotifier(sender, limiter=fast)  # type: ignore[arg-type]
+    messages = [Outgoing(Delivery.CHANNEL, c, CARD) for c in ["C1"] * 8 + ["C2"] * 4 + ["C3"] * 20]
+    await asyncio.gather(*(notifier.send(m) for m in messages))
+    assert len(sender.sent) == len(messages)
+    everything = sorted(t for t, _ in sender.sent)
+    assert conforms(everything, WORKSPACE_PER_SECOND, WORKSPACE_PER_SECOND * speed)
+    for channel in ("C1", "C2", "C3"):
+        times = sorted(t for t, to in sender.sent if to == channel)
+        assert conforms(times, CHANNEL_BURST, 1.0 * speed)  # bursts of 3, then one a second

@@ -24,6 +24,7 @@ from tests.support import seed_channels
 
 FAN_OUT = 60
 WITHIN = 0.1  # seconds: a reply during a fan-out
+TRIES = 3
 
 
 @pytest.fixture
@@ -91,19 +92,21 @@ async def test_replies_over_http_do_not_wait_for_a_slow_fan_out(
     def replied(title: str) -> Callable[[Call], bool]:
         return lambda call: title in json.dumps(call.blocks())
 
-    started = time.perf_counter()
-    body = slash("/help")
-    assert (await post(url, body, signed_headers(body)))[0] == 200
-    await fake_slack.wait_for("chat.postEphemeral", where=replied("studybot commands"))
-    seconds = time.perf_counter() - started
-    assert seconds < WITHIN, f"/help took {seconds * 1000:.0f} ms behind the fan-out"
+    async def fastest(body: str, title: str) -> float:
+        """The fastest of a few replies (a load spike is not waiting: a reply that waited
+        for the held fan-out would never come)."""
+        times = []
+        for n in range(1, TRIES + 1):
+            started = time.perf_counter()
+            assert (await post(url, body, signed_headers(body)))[0] == 200
+            await fake_slack.wait_for("chat.postEphemeral", count=n, where=replied(title))
+            times.append(time.perf_counter() - started)
+        return min(times)
 
-    started = time.perf_counter()
-    body = click(right)
-    assert (await post(url, body, signed_headers(body)))[0] == 200
-    await fake_slack.wait_for("chat.postEphemeral", where=replied("Correct"))
-    seconds = time.perf_counter() - started
-    assert seconds < WITHIN, f"the answer took {seconds * 1000:.0f} ms behind the fan-out"
+    seconds = await fastest(slash("/help"), "studybot commands")
+    assert seconds < WITHIN, f"/help took {seconds * 1000:.0f} ms behind the fan-out"
+    seconds = await fastest(click(right), "Correct")
+    assert seconds < WITHIN, f"an answer took {seconds * 1000:.0f} ms behind the fan-out"
 
     release.set()
     await slack.app.runner.deliverer.settle()

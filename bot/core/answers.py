@@ -1,0 +1,146 @@
+"""Recording an answer: the one use case that decides what an answer does.
+
+Every answer path (the daily question, a personal quiz or review, a live round, a mock
+round) grades through :func:`grade_answer` and stores through :func:`record_answer`, so the
+rules live here and only here (docs/architecture.md, "What an answer does"):
+
+- A reply that is not an answer at all (``Grade.answered`` is False: it names no choice,
+  holds no number, cannot be read) records nothing: no attempt, no streak, no review, no
+  points, and a daily prompt's scored attempt is not used up. The user gets the grader's
+  hint privately (:class:`NotAnAnswer`, a UserError, so the transaction rolls back).
+- Every real answer, of any kind, is stored as an attempt and counts as streak activity.
+- Points only for the scored answer to a daily prompt and for a live question's winner.
+- Board activity (a row on the leaderboards, an "active member" of a team) only for an
+  answer that earned points.
+- Quiz, live and mock answers move the question's review card (spaced repetition); daily
+  answers do not.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from enum import StrEnum
+
+from bot.core import leaderboard, srs
+from bot.core.content import Question
+from bot.core.context import Context
+from bot.core.errors import UserError
+from bot.core.grading import Grade
+from bot.core.model import Attempt
+from bot.core.streaks import StreakUpdate, record_activity, streak_note
+
+
+class AnswerKind(StrEnum):
+    DAILY = "daily"
+    QUIZ = "quiz"  # a personal quiz or review
+    LIVE = "live"
+    MOCK = "mock"
+
+
+REVIEWED = frozenset({AnswerKind.QUIZ, AnswerKind.LIVE, AnswerKind.MOCK})
+
+
+class NotAnAnswer(UserError):
+    """The reply is not an answer; its message is the grader's hint. Nothing is recorded."""
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerTo:
+    """What an answer answers, and what it may earn.
+
+    ``asked_at`` is when the question was shown (a quick right answer eases its review);
+    ``scored`` marks the one answer of a daily prompt that counts; ``points`` are what the
+    caller's rule gives (the daily's difficulty points, a live winner's speed bonus).
+    """
+
+    kind: AnswerKind
+    question: Question
+    daily_prompt_id: int | None = None
+    quiz_session_id: int | None = None
+    asked_at: datetime | None = None
+    scored: bool = False
+    points: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedAnswer:
+    attempt: Attempt
+    streak: StreakUpdate
+    card: srs.ReviewCard | None = None
+
+    @property
+    def streak_note(self) -> str:
+        """One line for the grade reply when the answer changed the streak ("" if not)."""
+        return streak_note(self.streak)
+
+
+def grade_answer(ctx: Context, question: Question, text: str) -> Grade:
+    """Grade ``text`` with the configured grader (``Services.grade``).
+
+    Raises NotAnAnswer (with the grader's hint) for a reply that is not an answer, and
+    UserError for an empty one; either way nothing has been written."""
+    result = ctx.services.grade(question, text)
+    if not result.answered:
+        raise NotAnAnswer(result.feedback)
+    return result
+
+
+def record_answer(
+    ctx: Context, text: str, result: Grade, to: AnswerTo, now: datetime
+) -> RecordedAnswer:
+    """Store the acting user's answer ``text`` to ``to.question`` with its grade, and do
+    what the rules above say it does, in ``ctx``'s transaction (the caller commits).
+
+    Returns the attempt as stored (unscored, with no points, when another answer to the
+    same daily prompt was scored first), the streak update and the review card. Raises
+    NotAnAnswer for a grade that is not an answer, and ValueError when a kind is given
+    what it cannot earn."""
+    if not result.answered:
+        raise NotAnAnswer(result.feedback)
+    if to.scored and to.kind is not AnswerKind.DAILY:
+        raise ValueError("only a daily prompt's answer is scored")
+    if to.points and to.kind not in (AnswerKind.DAILY, AnswerKind.LIVE):
+        raise ValueError(f"{to.kind} answers earn no points")
+    if to.points and to.kind is AnswerKind.DAILY and not to.scored:
+        raise ValueError("a practice answer to a daily prompt earns no points")
+    question = to.question
+    attempt = ctx.uow.attempts.add(
+        Attempt(
+            user_id=ctx.user.id,
+            workspace_id=ctx.workspace.id,
+            question_id=question.id,
+            answer=text,
+            score=result.score,
+            verdict=result.verdict.value,
+            feedback=result.feedback,
+            grader_version=result.grader,
+            content_hash=question.content_hash,
+            answered_at=now,
+            daily_prompt_id=to.daily_prompt_id,
+            quiz_session_id=to.quiz_session_id,
+            scored=to.scored,
+            points=to.points,
+        )
+    )
+    if attempt.points > 0:
+        leaderboard.record(ctx.uow, ctx.workspace, ctx.user.id, attempt.points, now)
+    card = _review(ctx, question, result, to.asked_at, now) if to.kind in REVIEWED else None
+    return RecordedAnswer(attempt, record_activity(ctx.uow, ctx.user, now), card)
+
+
+def _review(
+    ctx: Context, question: Question, result: Grade, asked_at: datetime | None, now: datetime
+) -> srs.ReviewCard:
+    card = ctx.uow.reviews.get(ctx.user, question.id)
+    seconds = (now - asked_at).total_seconds() if asked_at else None
+    rating = srs.rating_for(
+        result.verdict.value,
+        quick=srs.is_quick(question.kind, seconds),
+        seen_before=card is not None,
+    )
+    new_card = srs.review(
+        card, user=ctx.user, question_id=question.id, rating=rating, now=now, zone=ctx.user_zone
+    )
+    ctx.uow.reviews.save(new_card)
+    return new_card
