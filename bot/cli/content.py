@@ -31,7 +31,7 @@ from bot.content_io import (
 )
 from bot.core.content import PACKS_DIR, bank_files, pack_files
 from bot.core.errors import ContentError, UserError
-from bot.core.lint import lint_paths
+from bot.core.lint import lint_report
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -147,13 +147,17 @@ def run_lint(args: argparse.Namespace) -> int:
         for line in exc.problems:
             print(f"  - {line}", file=sys.stderr)
         return 1
-    problems, count = lint_paths(list(args.paths))
-    if problems:
-        print(f"{len(problems)} problem(s) in {count} question(s):", file=sys.stderr)
-        for line in problems:
+    report = lint_report(list(args.paths))
+    held = f"{report.examples_held} of {report.examples} examples hold"
+    if report.problems:
+        print(
+            f"{len(report.problems)} problem(s) in {report.questions} question(s); {held}:",
+            file=sys.stderr,
+        )
+        for line in report.problems:
             print(f"  - {line}", file=sys.stderr)
         return 1
-    print(f"ok: {count} questions, no problems")
+    print(f"ok: {report.questions} questions, {held}, no problems")
     return 0
 
 
