@@ -30,7 +30,7 @@ from bot.core.ports import UnitOfWork
 from bot.core.quiz.live import LiveQuizJob
 from bot.core.streaks import StreakNudgeJob
 from bot.db import migrate
-from bot.db.engine import make_engine, make_session_factory
+from bot.db.engine import check_connection, make_engine, make_session_factory
 from bot.db.questions import sync_questions
 from bot.db.uow import SqlUnitOfWork
 from bot.delivery import Notifier, OutboxDeliverer
@@ -118,8 +118,13 @@ def bootstrap(
     that ``build_grader`` makes from the settings (tests pass fakes)."""
     settings = settings or load_settings()
     clock = clock or SystemClock()
-    bank = bank if bank is not None else QuestionBank.load()
+    bank = bank if bank is not None else QuestionBank.load(settings.pack_dirs)
     engine = make_engine(settings.database_url)
+    try:
+        check_connection(engine)
+    except ConfigError:
+        engine.dispose()
+        raise
     if auto_migrate is None:
         auto_migrate = engine.dialect.name == "sqlite"
     if not migrate.is_current(engine):

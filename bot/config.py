@@ -6,11 +6,15 @@ Nothing else in the bot reads the environment.
 from __future__ import annotations
 
 import logging
+import os
 import re
+from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, SecretStr, field_validator
+from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from bot.core.errors import ConfigError
 
 DEFAULT_DATABASE_URL = "sqlite:///studybot.db"
 
@@ -36,6 +40,9 @@ class Settings(BaseSettings):
     # How open questions with only a model answer are graded: "auto" uses the semantic
     # model when the `semantic` extra is installed, "lexical" forces the fallback.
     studybot_reference_backend: Literal["auto", "semantic", "lexical"] = "auto"
+    # Directories of a team's own question packs, added to the packs that ship inside the
+    # package; separated like PATH (":" here, ";" on Windows).
+    studybot_packs: str = ""
 
     slack_bot_token: SecretStr | None = None
     slack_signing_secret: SecretStr | None = None
@@ -116,10 +123,39 @@ class Settings(BaseSettings):
         return self.discord_public_key is not None
 
     @property
+    def pack_dirs(self) -> tuple[Path, ...]:
+        """The extra pack directories of STUDYBOT_PACKS, in the order given."""
+        parts = (p.strip() for p in self.studybot_packs.split(os.pathsep))
+        return tuple(Path(p).expanduser() for p in parts if p)
+
+    @property
     def admin_ids(self) -> frozenset[str]:
         return frozenset(a.strip() for a in self.studybot_admins.split(",") if a.strip())
 
 
+class InvalidSettings(ConfigError, ValueError):
+    """A setting has a value the bot cannot use; the message names each, on one line."""
+
+
 def load_settings(**overrides: Any) -> Settings:
-    """Read the settings once; ``overrides`` win over the environment (tests, CLI flags)."""
-    return Settings(**overrides)
+    """Read the settings once; ``overrides`` win over the environment (tests, CLI flags).
+
+    Raises InvalidSettings naming every variable whose value cannot be used.
+    """
+    try:
+        return Settings(**overrides)
+    except ValidationError as exc:
+        raise InvalidSettings(describe(exc)) from exc
+
+
+def describe(exc: ValidationError) -> str:
+    """Every problem of ``exc`` as ``NAME='value': why``, on one line (secrets not shown)."""
+    problems = []
+    for error in exc.errors():
+        name = ".".join(str(part) for part in error["loc"]).upper()
+        shown = "" if _SECRET_NAME.search(name) else f"={error.get('input')!r}"
+        problems.append(f"{name}{shown}: {error['msg']}")
+    return "invalid setting " + "; ".join(problems)
+
+
+_SECRET_NAME = re.compile(r"TOKEN|SECRET|KEY|PASSWORD")

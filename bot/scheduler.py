@@ -86,6 +86,8 @@ class DueRunner:
             total += count
             if not isinstance(batch, int) or count < batch:
                 break
+        if total:
+            log.info("due job %s: %d done", job.name, total)
         return total
 
     def _run_round(self, job: DueJob, now: datetime) -> int:

@@ -145,3 +145,15 @@ def hinting_grader(question: Question, answer: str) -> Grade:
     if answer.strip() == NOT_AN_ANSWER:
         return Grade(0.0, Verdict.INCORRECT, HINT, answered=False, grader="test-hints")
     return grade(question, answer)
+
+
+REPLY_WITHIN = 0.1  # seconds: a reply while a fan-out is held up
+LOADED_FACTOR = 5
+
+
+def reply_bound(idle_seconds: float) -> float:
+    """How long a reply may take while a fan-out is held: 100 ms, or on a machine so loaded
+    that the same reply took longer than 20 ms with nothing held, five times that. A reply
+    that waited for the held fan-out would never come at all; this bound catches one that is
+    slowed by it."""
+    return max(REPLY_WITHIN, LOADED_FACTOR * idle_seconds)

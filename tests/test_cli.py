@@ -8,6 +8,7 @@ import pytest
 
 from bot import __version__
 from bot.cli import main
+from bot.db import migrate
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "content" / "packs" / "sample.yaml"
@@ -45,11 +46,32 @@ def test_no_command_prints_help_and_exits_2(capsys: pytest.CaptureFixture[str]) 
     assert "console" in capsys.readouterr().out
 
 
-def test_db_upgrade_creates_the_schema(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_db_upgrade_says_which_migrations_it_applied(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     url = f"sqlite:///{tmp_path / 'x.db'}"
+    heads = migrate.scripts().get_heads()
     assert main(["db", "upgrade", "--db", url]) == 0
-    assert "up to date" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "up to date" not in out
+    assert "applied 4 migrations" in out
+    assert "0001_initial (initial schema)" in out
+    assert out.index("0001_initial") < out.index("0002_quiz_leaderboard") < out.index(heads[0])
     assert main(["db", "upgrade", "--db", url]) == 0
+    again = capsys.readouterr().out
+    assert "already up to date" in again and "applied" not in again
+
+
+def test_db_upgrade_to_a_revision_applies_only_up_to_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = f"sqlite:///{tmp_path / 'x.db'}"
+    assert main(["db", "upgrade", "--db", url, "--revision", "0002_quiz_leaderboard"]) == 0
+    out = capsys.readouterr().out
+    assert "applied 2 migrations" in out and "0003" not in out
+    assert main(["db", "upgrade", "--db", url]) == 0
+    rest = capsys.readouterr().out
+    assert "applied 2 migrations" in rest and "0001_initial" not in rest
 
 
 def test_run_without_credentials_points_to_the_console(capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,10 +1,12 @@
-"""docker-compose.yml runs the organisation's shape: postgres, a migration step, the bot.
+"""The Docker image and docker-compose.yml run the organisation's shape: postgres, a migration
+step, the bot; the image installs studybot exactly as CI tests it (.ci/run).
 
-No Docker engine runs in CI, so the file is checked as data."""
+No Docker engine runs in CI, so the files are checked as data."""
 
 from __future__ import annotations
 
 import re
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -13,11 +15,31 @@ import yaml
 from bot.config import Settings
 
 ROOT = Path(__file__).resolve().parents[1]
+#: How the image and CI install the wheel, word for word.
+WHEEL_INSTALL = 'pip install "$(ls dist/studybot-*.whl)[all]"'
 
 
 def compose() -> dict[str, Any]:
     data: dict[str, Any] = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
     return data
+
+
+def dockerfile() -> list[tuple[str, str]]:
+    """The Dockerfile's instructions as (INSTRUCTION, arguments), continuation lines joined."""
+    text = re.sub(r"\\\n", " ", (ROOT / "Dockerfile").read_text())
+    instructions = []
+    for line in text.splitlines():
+        line = line.strip()
+        if line and not line.startswith("#"):
+            word, _, rest = line.partition(" ")
+            instructions.append((word.upper(), rest.strip()))
+    return instructions
+
+
+def final_stage() -> list[tuple[str, str]]:
+    steps = dockerfile()
+    last_from = max(i for i, (word, _) in enumerate(steps) if word == "FROM")
+    return steps[last_from:]
 
 
 def test_compose_runs_postgres_with_a_healthcheck_and_a_volume() -> None:
@@ -43,29 +65,27 @@ def test_the_bot_starts_after_the_migration_succeeds() -> None:
     assert "/healthz" in " ".join(bot["healthcheck"]["test"])
 
 
-def test_the_bot_gets_every_variable_it_needs() -> None:
-    env = compose()["services"]["bot"]["environment"]
-    for name in (
-        "STUDYBOT_DATABASE_URL",
-        "SLACK_BOT_TOKEN",
-        "SLACK_SIGNING_SECRET",
-        "SLACK_APP_TOKEN",
-        "DISCORD_BOT_TOKEN",
-        "DISCORD_PUBLIC_KEY",
-        "DISCORD_APPLICATION_ID",
-        "STUDYBOT_HTTP_HOST",
-        "STUDYBOT_HTTP_PORT",
-    ):
-        assert name in env, name
-    assert env["STUDYBOT_HTTP_HOST"] == "0.0.0.0"
-    assert env["STUDYBOT_DATABASE_URL"].startswith("postgresql+psycopg://")
-    assert "@postgres:5432/" in env["STUDYBOT_DATABASE_URL"]
+def test_every_setting_in_env_reaches_the_migration_and_the_bot() -> None:
+    services = compose()["services"]
+    for name in ("migrate", "bot"):
+        env_file = services[name]["env_file"]
+        assert ".env" in ([env_file] if isinstance(env_file, str) else env_file), name
+
+
+def test_both_use_the_compose_postgres_and_the_bot_listens_on_every_interface() -> None:
+    services = compose()["services"]
+    url = services["bot"]["environment"]["STUDYBOT_DATABASE_URL"]
+    assert url == services["migrate"]["environment"]["STUDYBOT_DATABASE_URL"]
+    assert url.startswith("postgresql+psycopg://") and "@postgres:5432/" in url
+    env = services["bot"]["environment"]
+    assert (env["STUDYBOT_HTTP_HOST"], env["STUDYBOT_HTTP_PORT"]) == ("0.0.0.0", "3000")
+    assert any(port.endswith(":3000") for port in services["bot"]["ports"])
 
 
 def test_every_compose_variable_is_a_setting_the_bot_reads() -> None:
-    env = compose()["services"]["bot"]["environment"]
     known = {name.upper() for name in Settings.model_fields}
-    assert set(env) - known == set()
+    for service in ("migrate", "bot"):
+        assert set(compose()["services"][service]["environment"]) - known == set()
 
 
 def test_env_example_lists_every_setting() -> None:
@@ -76,14 +96,42 @@ def test_env_example_lists_every_setting() -> None:
     assert known - listed == set()
 
 
-def test_the_image_installs_the_bot_and_everything_it_ships() -> None:
-    dockerfile = (ROOT / "Dockerfile").read_text()
+def test_every_path_the_image_copies_exists_and_is_not_ignored() -> None:
+    ignored = (ROOT / ".dockerignore").read_text().split()
+    copied = []
+    for word, args in dockerfile():
+        if word == "COPY" and not args.startswith("--from"):
+            copied.extend(shlex.split(args)[:-1])
+    assert {"pyproject.toml", "setup.py", "bot", "content", "migrations"} <= set(copied)
+    for path in copied:
+        assert (ROOT / path).exists(), path
+        assert path not in ignored, path
+
+
+def test_the_image_installs_the_wheel_as_ci_does_and_runs_the_bot() -> None:
+    steps = dockerfile()
+    assert ("RUN", "pip wheel --no-deps --wheel-dir dist .") in steps
+    final = final_stage()
+    runs = [args for word, args in final if word == "RUN"]
+    assert any(args.startswith(WHEEL_INSTALL) for args in runs), runs
+    assert WHEEL_INSTALL in (ROOT / ".ci" / "run").read_text()
+    assert ("CMD", '["studybot", "run"]') in final
+    assert ("USER", "studybot") in final
+    # the running image has the installed package only, never the source tree
+    assert not [args for word, args in final if word == "COPY" and not args.startswith("--from")]
+
+
+def test_ci_tests_the_installed_wheel_from_an_empty_directory() -> None:
+    script = (ROOT / ".ci" / "run").read_text()
     for needed in (
-        "COPY bot",
-        "COPY content",
-        "COPY migrations",
-        "alembic.ini",
-        'pip install ".[all]"',
-        'CMD ["studybot", "run"]',
+        "make test",
+        "pip wheel --quiet --no-deps",
+        'python" -m venv',
+        "studybot content lint",
+        "studybot db upgrade",
+        'STUDYBOT_DATABASE_URL="$pg_url" studybot db upgrade',
+        "studybot console",
+        "DROP DATABASE",
     ):
-        assert needed in dockerfile, needed
+        assert needed in script, needed
+    assert script.startswith("#!/usr/bin/env bash") and "set -euo pipefail" in script

@@ -93,7 +93,7 @@ def test_a_dry_run_changes_nothing_and_the_cli_reports_json(
     packs = tmp_path / "packs"
     packs.mkdir()
     shutil.copy(PACK_PATH, packs / "labelled.yaml")
-    bank = QuestionBank.load(packs)
+    bank = QuestionBank.load(bundled=packs)
     seed(sqlite_url, bank, [("gl-num-a100-instances", "seven", "incorrect", "0.1")])
     parser = argparse.ArgumentParser()
     register(parser.add_subparsers())

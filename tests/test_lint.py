@@ -125,6 +125,25 @@ def _assert_one_problem_naming(problems: list[str], qid: str, *words: str) -> No
         assert word in line, line
 
 
+def _with_examples(q: dict[str, Any], **lists: list[str]) -> dict[str, Any]:
+    q["examples"] = {label.rstrip("_"): answers for label, answers in lists.items()}
+    return q
+
+
+GOOD_OPEN_EXAMPLES = {
+    "pass_": [
+        "Own memory per instance, fault isolation, predictable latency.",
+        "Each gets dedicated memory and there is fault isolation between them.",
+    ],
+    "fail": [
+        "They share one memory pool and a crash takes both down.",
+        "Nothing: it is only a scheduling trick.",
+        "Predictable, nothing more.",
+    ],
+    "partial": ["Each one has its own memory."],
+}
+
+
 def test_a_good_pack_passes(tmp_path: Path) -> None:
     problems, count = lint_paths([_write(tmp_path, _good_pack())])
     assert problems == []
@@ -289,6 +308,7 @@ def test_shipped_packs_must_use_the_known_topics_and_their_own_prefix(
 ) -> None:
     monkeypatch.setattr(lint, "PACKS_DIR", tmp_path)
     data = _good_pack()
+    _with_examples(_question(data, "open"), **GOOD_OPEN_EXAMPLES)
     data["questions"][0]["topic"] = "gpu-trivia"
     data["questions"][1]["id"] = "trivia-no-mig-gpus"
     problems = _lint_one(tmp_path, data)
@@ -302,6 +322,7 @@ def test_shipped_open_questions_need_a_model_answer(
 ) -> None:
     monkeypatch.setattr(lint, "PACKS_DIR", tmp_path)
     data = _good_pack()
+    _with_examples(_question(data, "open"), **GOOD_OPEN_EXAMPLES)
     del _question(data, "open")["model_answer"]
     _assert_one_problem_naming(_lint_one(tmp_path, data), "mig-isolation", "no model_answer")
 
@@ -327,3 +348,140 @@ def test_the_cli_exits_1_with_a_readable_report(
 def test_the_cli_exits_0_on_a_good_pack(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert run_lint(argparse.Namespace(paths=[_write(tmp_path, _good_pack())])) == 0
     assert "ok: 5 questions" in capsys.readouterr().out
+
+
+def test_examples_that_hold_are_counted_and_raise_no_problem(tmp_path: Path) -> None:
+    data = _good_pack()
+    _with_examples(_question(data, "open"), **GOOD_OPEN_EXAMPLES)
+    _with_examples(_question(data, "choice"), pass_=["B", "ampere"], fail=["Volta", "A or B"])
+    report = lint.lint_report([_write(tmp_path, data)])
+    assert report.problems == []
+    assert (report.examples, report.examples_held) == (10, 10)
+
+
+def test_a_fail_example_that_passes_is_reported_with_its_score_and_matched_points(
+    tmp_path: Path,
+) -> None:
+    data = _good_pack()
+    examples = dict(GOOD_OPEN_EXAMPLES, fail=["Dedicated memory and fault isolation for all."])
+    _with_examples(_question(data, "open"), **examples)
+    report = lint.lint_report([_write(tmp_path, data)])
+    _assert_one_problem_naming(
+        report.problems,
+        "mig-isolation",
+        "fail example 1",
+        "'Dedicated memory and fault isolation for all.'",
+        "grades correct, not incorrect",
+        "score 0.80",
+        "matched: Dedicated memory; Fault isolation",
+    )
+    assert (report.examples, report.examples_held) == (4, 3)
+
+
+def test_a_pass_example_that_fails_and_a_partial_that_passes_are_both_reported(
+    tmp_path: Path,
+) -> None:
+    data = _good_pack()
+    examples = dict(
+        GOOD_OPEN_EXAMPLES,
+        pass_=["It is faster."],
+        partial=["Own memory, fault isolation and predictable latency."],
+    )
+    _with_examples(_question(data, "open"), **examples)
+    problems = _lint_one(tmp_path, data)
+    assert len(problems) == 2, "\n".join(problems)
+    assert "pass example 1" in problems[0] and "grades incorrect, not correct" in problems[0]
+    assert "matched: none" in problems[0]
+    assert "partial example 1" in problems[1] and "grades correct, not partial" in problems[1]
+
+
+def test_examples_of_a_numeric_question_are_graded_too(tmp_path: Path) -> None:
+    data = _good_pack()
+    _with_examples(_question(data, "numeric"), pass_=["4 instances"], fail=["7"])
+    assert _lint_one(tmp_path, data) == []
+    _with_examples(_question(data, "numeric"), pass_=["four"], fail=["4"])
+    _assert_one_problem_naming(
+        _lint_one(tmp_path, data), "mig-a30-count", "fail example 1 ('4')", "score 1.00"
+    )
+
+
+def test_a_long_example_is_quoted_short_in_the_report(tmp_path: Path) -> None:
+    data = _good_pack()
+    long_answer = "Dedicated memory and fault isolation. " + "More words here. " * 20
+    _with_examples(_question(data, "open"), fail=[long_answer])
+    (line,) = _lint_one(tmp_path, data)
+    assert "More words here. More" in line and "…'" in line
+    assert len(line) < len(long_answer) + 200
+
+
+@pytest.mark.parametrize(
+    ("examples", "words"),
+    [
+        ({"pass": ["ok"], "wrong": ["x"]}, ("examples", "unknown field")),
+        ({"fail": "Volta"}, ("examples.fail", "not of type 'array'")),
+        ({"pass": ["  "]}, ("examples.pass.0", "does not match")),
+    ],
+)
+def test_badly_formed_examples_are_schema_problems(
+    tmp_path: Path, examples: dict[str, Any], words: tuple[str, ...]
+) -> None:
+    data = _good_pack()
+    data["questions"][0]["examples"] = examples
+    _assert_one_problem_naming(_lint_one(tmp_path, data), "mig-first-arch", *words)
+
+
+def test_examples_do_not_change_the_content_hash(tmp_path: Path) -> None:
+    from bot.core.content import load_pack
+
+    data = _good_pack()
+    before = load_pack(_write(tmp_path, data)).questions
+    _with_examples(_question(data, "open"), **GOOD_OPEN_EXAMPLES)
+    after = load_pack(_write(tmp_path, data)).questions
+    assert [q.content_hash for q in before] == [q.content_hash for q in after]
+    assert after[-1].examples.partial == ("Each one has its own memory.",)
+    assert before == after  # examples test a question; they are not part of what grades it
+
+
+def test_the_cli_reports_how_many_examples_hold(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = _good_pack()
+    _with_examples(_question(data, "open"), **GOOD_OPEN_EXAMPLES)
+    path = _write(tmp_path, data)
+    assert run_lint(argparse.Namespace(paths=[path])) == 0
+    assert "ok: 5 questions, 6 of 6 examples hold" in capsys.readouterr().out
+    _question(data, "open")["examples"]["fail"].append("Own memory, fault isolation, predictable.")
+    _write(tmp_path, data)
+    assert run_lint(argparse.Namespace(paths=[path])) == 1
+    err = capsys.readouterr().err
+    assert "1 problem(s) in 5 question(s); 6 of 7 examples hold" in err
+    assert "fail example 4" in err and "grades correct" in err
+
+
+@pytest.mark.parametrize(
+    ("passing", "failing", "have"),
+    [(1, 3, "1 pass and 3 fail"), (2, 2, "2 pass and 2 fail"), (0, 0, "0 pass and 0 fail")],
+)
+def test_shipped_open_questions_need_two_pass_and_three_fail_examples(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    passing: int,
+    failing: int,
+    have: str,
+) -> None:
+    monkeypatch.setattr(lint, "PACKS_DIR", tmp_path)
+    data = _good_pack()
+    q = _with_examples(_question(data, "open"), **GOOD_OPEN_EXAMPLES)
+    q["examples"]["pass"] = q["examples"]["pass"][:passing]
+    q["examples"]["fail"] = q["examples"]["fail"][:failing]
+    _assert_one_problem_naming(
+        _lint_one(tmp_path, data), "mig-isolation", have, "at least 2 pass and 3 fail"
+    )
+
+
+def test_imported_open_questions_need_no_examples(tmp_path: Path) -> None:
+    data = _good_pack("anki-deck", prefix="card")
+    for q in data["questions"]:
+        q["topic"] = "anki"
+    assert "examples" not in _question(data, "open")
+    assert _lint_one(tmp_path, data) == []

@@ -2,8 +2,10 @@
 
 Each test holds a daily fan-out up on a slow platform and checks that a /help and an answer
 sent meanwhile are answered while the fan-out is still held (a reply that waited for it would
-never come), within 100 ms, then that the fan-out still completes. The time bound is checked on
-the fastest of three tries, so that a moment's load on a shared machine does not fail it.
+never come), within 100 ms, then that the fan-out still completes. The bound is checked on the
+fastest of three tries and scales with the same reply's time before the fan-out
+(``tests.support.reply_bound``), so that a loaded machine does not fail it; bench/ measures the
+figure itself.
 """
 
 from __future__ import annotations
@@ -16,13 +18,14 @@ from sqlalchemy import select
 from bot.adapters.console.session import PLATFORM, WORKSPACE, ConsoleNotifier, ConsoleSession
 from bot.bootstrap import App
 from bot.core.clock import SimulatedClock
+from bot.core.content import Question
 from bot.core.messages import Delivery, Outgoing
 from bot.db.models import DailyPromptRow
-from tests.support import seed_channels
+from tests.support import reply_bound, seed_channels
 
 FAN_OUT = 60
-WITHIN = 0.1  # seconds
 TRIES = 3
+IDLE_USERS = ("dave", "erin", "frank")
 
 
 class HeldNotifier:
@@ -75,6 +78,8 @@ async def test_console_replies_do_not_wait_for_a_slow_fan_out(
     question = app.services.bank.get(daily_question_id(app))
     assert question is not None
 
+    idle_help = min([(await _answered_within(session, printer, "/help"))[0] for _ in range(TRIES)])
+    idle_answer = min([await _answer_as(session, printer, name, question) for name in IDLE_USERS])
     held = HeldNotifier(app.notifiers[PLATFORM])  # type: ignore[arg-type]
     app.register_notifier(PLATFORM, held)
     seed_channels(app, FAN_OUT, clock.now(), platform=PLATFORM, workspace=WORKSPACE)
@@ -84,24 +89,34 @@ async def test_console_replies_do_not_wait_for_a_slow_fan_out(
     helps = [await _answered_within(session, printer, "/help") for _ in range(TRIES)]
     assert all(reply.card.title == "studybot commands" for _, reply in helps)
     fastest = min(seconds for seconds, _ in helps)
-    assert fastest < WITHIN, f"/help took {fastest * 1000:.0f} ms behind the fan-out"
+    assert fastest < reply_bound(idle_help), (
+        f"/help took {fastest * 1000:.0f} ms behind the fan-out"
+    )
     answers = []
     for name in ("alice", "bob", "carol"):
         await session.handle_line(f"/as {name}")
-        answers.append(
-            await _answered_within(session, printer, f"/answer {question.answer_text}")
-        )
+        answers.append(await _answered_within(session, printer, f"/answer {question.answer_text}"))
     assert not held.release.is_set()  # every reply above came while the fan-out was held
     for _, grade in answers:
         assert "+" in grade.text and "points" in grade.text  # each one's scored answer
     fastest = min(seconds for seconds, _ in answers)
-    assert fastest < WITHIN, f"the answer took {fastest * 1000:.0f} ms behind the fan-out"
+    assert fastest < reply_bound(idle_answer), f"an answer took {fastest * 1000:.0f} ms behind it"
 
     held.release.set()
     await session.settle()
     posts = [m for _, m in printer.printed if m.delivery is Delivery.CHANNEL]
     assert len(posts) == FAN_OUT + 1  # every channel's question went out after all
     await session.stop()
+
+
+async def _answer_as(
+    session: ConsoleSession, printer: TimedPrinter, name: str, question: Question
+) -> float:
+    """How long ``name``'s scored answer took to be graded, with nothing held."""
+    await session.handle_line(f"/as {name}")
+    seconds, grade = await _answered_within(session, printer, f"/answer {question.answer_text}")
+    assert "+" in grade.text and "points" in grade.text
+    return seconds
 
 
 def daily_question_id(app: App) -> str:

@@ -3,8 +3,9 @@
 - ``lint [PATH ...]``: check packs against the schema and the content rules.
 - ``import --from FORMAT FILE --pack NAME``: read a Red trivia list, an Anki
   deck (``.apkg`` or text export), an Open Trivia DB response or a CSV file,
-  and write ``content/packs/NAME.yaml`` once it passes lint; nothing is written
-  otherwise, and every problem is listed.
+  and write ``NAME.yaml`` into the first ``STUDYBOT_PACKS`` directory (or ``--out``)
+  once it passes lint and reuses no id of the bank; nothing is written otherwise, and
+  every problem is listed.
 - ``export --to anki|csv [--pack ID ...] [--out FILE]``: write packs as Anki
   plain text or CSV (the layout ``import --from csv`` reads).
 
@@ -19,6 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from bot.cli.common import usage_of
+from bot.config import load_settings
 from bot.content_io import (
     EXPORT_FORMATS,
     IMPORT_FORMATS,
@@ -27,9 +29,9 @@ from bot.content_io import (
     import_file,
     select_packs,
 )
-from bot.core.content import PACKS_DIR
+from bot.core.content import PACKS_DIR, bank_files, pack_files
 from bot.core.errors import ContentError, UserError
-from bot.core.lint import lint_paths
+from bot.core.lint import lint_report
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -42,7 +44,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "paths",
         nargs="*",
         type=Path,
-        help="pack files or folders (default: content/packs)",
+        help="pack files or folders (default: the packs that ship with studybot and those "
+        "of STUDYBOT_PACKS)",
     )
     lint.set_defaults(handler=run_lint)
     _register_import(content_sub)
@@ -92,10 +95,11 @@ def _register_import(content_sub: argparse._SubParsersAction[argparse.ArgumentPa
     imp.add_argument(
         "--out",
         metavar="PATH",
-        help="where to write the pack (default: content/packs/NAME.yaml; '-' prints it)",
+        help="where to write the pack (default: NAME.yaml in the first STUDYBOT_PACKS "
+        "directory; '-' prints it)",
     )
     imp.add_argument("--force", action="store_true", help="replace an existing pack file")
-    imp.add_argument("--packs-dir", type=Path, default=PACKS_DIR, help=argparse.SUPPRESS)
+    imp.add_argument("--packs-dir", type=Path, default=None, help=argparse.SUPPRESS)
     imp.set_defaults(handler=run_import)
 
 
@@ -122,18 +126,38 @@ def _register_export(content_sub: argparse._SubParsersAction[argparse.ArgumentPa
         help="a pack id or pack file to export (repeatable; default: every pack)",
     )
     exp.add_argument("--out", type=Path, metavar="FILE", help="write here (default: stdout)")
-    exp.add_argument("--packs-dir", type=Path, default=PACKS_DIR, help=argparse.SUPPRESS)
+    exp.add_argument("--packs-dir", type=Path, default=None, help=argparse.SUPPRESS)
     exp.set_defaults(handler=run_export)
 
 
+def lint_targets(paths: Sequence[Path]) -> list[Path]:
+    """What ``content lint`` checks: the paths named, else the whole bank (the bundled packs
+    and those of STUDYBOT_PACKS). Raises InvalidSettings, and ContentError naming a
+    STUDYBOT_PACKS directory that does not exist."""
+    return list(paths) or bank_files(load_settings().pack_dirs)
+
+
 def run_lint(args: argparse.Namespace) -> int:
-    problems, count = lint_paths(list(args.paths))
-    if problems:
-        print(f"{len(problems)} problem(s) in {count} question(s):", file=sys.stderr)
-        for line in problems:
+    try:
+        args.paths = lint_targets(args.paths)
+    except ValueError as exc:
+        return _fail("lint", str(exc))
+    except ContentError as exc:  # a STUDYBOT_PACKS directory is missing: nothing to lint there
+        print(f"{len(exc.problems)} problem(s) in 0 question(s):", file=sys.stderr)
+        for line in exc.problems:
             print(f"  - {line}", file=sys.stderr)
         return 1
-    print(f"ok: {count} questions, no problems")
+    report = lint_report(list(args.paths))
+    held = f"{report.examples_held} of {report.examples} examples hold"
+    if report.problems:
+        print(
+            f"{len(report.problems)} problem(s) in {report.questions} question(s); {held}:",
+            file=sys.stderr,
+        )
+        for line in report.problems:
+            print(f"  - {line}", file=sys.stderr)
+        return 1
+    print(f"ok: {report.questions} questions, {held}, no problems")
     return 0
 
 
@@ -144,9 +168,29 @@ def _fail(action: str, message: str, problems: Sequence[str] = ()) -> int:
     return 2
 
 
+def import_destination(args: argparse.Namespace, pack_dirs: Sequence[Path]) -> Path | None:
+    """The directory an import writes to when no --out names a file: the first
+    STUDYBOT_PACKS directory (None when there is none)."""
+    if args.packs_dir is not None:
+        return Path(args.packs_dir)
+    return pack_dirs[0] if pack_dirs else None
+
+
 def run_import(args: argparse.Namespace) -> int:
     """``studybot content import``: exit 0 when written (or printed), 2 on any problem."""
     to_stdout = args.out == "-"
+    try:
+        pack_dirs = load_settings().pack_dirs
+    except ValueError as exc:
+        return _fail("import", str(exc))
+    packs_dir = import_destination(args, pack_dirs)
+    if packs_dir is None and args.out is None:
+        return _fail(
+            "import",
+            "where should the pack go? Set STUDYBOT_PACKS to a directory for your own packs "
+            "(the bot loads them beside the packs it ships), or pass --out PATH",
+        )
+    bank = pack_files(PACKS_DIR) + [path for d in pack_dirs if d.is_dir() for path in pack_files(d)]
     try:
         options = ImportOptions(
             pack=args.pack,
@@ -163,7 +207,8 @@ def run_import(args: argparse.Namespace) -> int:
             out=None if args.out is None or to_stdout else Path(args.out),
             force=args.force,
             write=not to_stdout,
-            packs_dir=args.packs_dir,
+            packs_dir=packs_dir or PACKS_DIR,
+            bank=bank,
         )
     except UserError as exc:
         return _fail("import", str(exc))
@@ -189,9 +234,12 @@ def run_import(args: argparse.Namespace) -> int:
 def run_export(args: argparse.Namespace) -> int:
     """``studybot content export``: exit 0 when exported, 2 on unknown or broken packs."""
     try:
-        packs = select_packs(list(args.packs), args.packs_dir)
+        directories = (
+            [args.packs_dir] if args.packs_dir else [PACKS_DIR, *load_settings().pack_dirs]
+        )
+        packs = select_packs(list(args.packs), directories)
         text = export_packs(packs, args.fmt)
-    except UserError as exc:
+    except (UserError, ValueError) as exc:
         return _fail("export", str(exc))
     except ContentError as exc:
         return _fail("export", "the packs do not load:", exc.problems)

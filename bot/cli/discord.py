@@ -5,9 +5,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+from urllib.parse import urlencode
 
 from bot.cli.common import usage_of
 from bot.config import load_settings
+from bot.extras import missing_extra
 
 MISSING_EXTRA = ("discord", "nacl", "aiolimiter", "yarl")
 
@@ -39,7 +41,7 @@ def sync_command(args: argparse.Namespace) -> int:
     except ImportError as exc:
         if exc.name not in MISSING_EXTRA:
             raise
-        return _fail("Discord support is not installed: pip install 'studybot[discord]'")
+        return _fail(missing_extra("Discord support", "discord"))
     import discord
 
     from bot.core.bank import QuestionBank
@@ -48,9 +50,9 @@ def sync_command(args: argparse.Namespace) -> int:
     try:
         settings = load_settings()
     except ValueError as exc:
-        return _fail(f"the configuration is invalid: {exc}")
+        return _fail(str(exc))
     try:
-        topics = QuestionBank.load().topics()
+        topics = QuestionBank.load(settings.pack_dirs).topics()
         names = asyncio.run(sync_now(settings, topics, SyncTarget(int(guild) if guild else None)))
     except ContentError as exc:
         return _fail("the question packs have problems:\n  " + "\n  ".join(exc.problems))
@@ -66,17 +68,40 @@ def sync_command(args: argparse.Namespace) -> int:
 
 
 def invite_command(_args: argparse.Namespace) -> int:
-    try:
-        from bot.adapters.discord.client import invite_url
-    except ImportError as exc:
-        if exc.name not in MISSING_EXTRA:
-            raise
-        return _fail("Discord support is not installed: pip install 'studybot[discord]'")
+    """Print the invite URL; needs DISCORD_APPLICATION_ID, not the Discord extra."""
     try:
         settings = load_settings()
     except ValueError as exc:
-        return _fail(f"the configuration is invalid: {exc}")
-    if not settings.discord_application_id:
+        return _fail(str(exc))
+    app_id = settings.discord_application_id
+    if not app_id:
         return _fail("set DISCORD_APPLICATION_ID (General Information in the Developer Portal)")
-    print(invite_url(settings.discord_application_id))
+    if not app_id.isdigit():
+        return _fail(
+            f"DISCORD_APPLICATION_ID is a number (General Information → Application ID in the "
+            f"Developer Portal), not {app_id!r}"
+        )
+    print(invite_url(app_id))
     return 0
+
+
+#: The permissions the bot asks for when it is added to a server, by Discord's bit numbers
+#: (https://discord.com/developers/docs/topics/permissions).
+INVITE_PERMISSIONS = {
+    "view_channel": 10,
+    "send_messages": 11,
+    "embed_links": 14,
+    "attach_files": 15,
+    "read_message_history": 16,
+    "send_messages_in_threads": 38,
+}
+INVITE_SCOPES = ("bot", "applications.commands")
+
+
+def invite_url(application_id: str) -> str:
+    """The OAuth2 URL that adds the bot to a server with the scopes and permissions it uses."""
+    permissions = sum(1 << bit for bit in INVITE_PERMISSIONS.values())
+    query = urlencode(
+        {"client_id": application_id, "scope": " ".join(INVITE_SCOPES), "permissions": permissions}
+    )
+    return f"https://discord.com/oauth2/authorize?{query}"

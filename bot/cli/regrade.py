@@ -12,21 +12,22 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from sqlalchemy import select
+from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from bot.config import load_settings
 from bot.core import grading
 from bot.core.bank import QuestionBank
 from bot.core.clock import Clock, SystemClock
-from bot.core.content import PACKS_DIR
 from bot.core.context import Grader
-from bot.core.errors import ContentError, UserError
+from bot.core.errors import ConfigError, ContentError, UserError
 from bot.core.grading import GRADER_VERSION
-from bot.db.engine import make_engine, make_session_factory
+from bot.db import migrate
+from bot.db.engine import check_connection, make_engine, make_session_factory, sqlite_path
 from bot.db.models import AttemptGradeRow, AttemptRow
 
 BATCH = 500
@@ -52,8 +53,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.add_argument(
         "--packs",
         type=Path,
-        default=PACKS_DIR,
-        help="directory of question packs (default: content/packs)",
+        metavar="DIR",
+        help="grade against the packs in DIR only (default: the bot's bank, the packs that "
+        "ship with studybot and those of STUDYBOT_PACKS)",
     )
     parser.add_argument(
         "--all", action="store_true", help="re-grade every attempt, not only stale ones"
@@ -64,24 +66,33 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run_regrade(args: argparse.Namespace) -> int:
-    """Handle ``studybot regrade``; 0 on success, 2 when the packs cannot be loaded."""
+    """Handle ``studybot regrade``; 0 on success, 2 (one line, nothing written) when the packs
+    cannot be loaded or the database is missing, unreachable or not migrated."""
     try:
-        bank = QuestionBank.load(args.packs)
+        settings = load_settings()
+        bank = (
+            QuestionBank.load(bundled=args.packs)
+            if args.packs is not None
+            else QuestionBank.load(settings.pack_dirs)
+        )
     except ContentError as exc:
-        print(f"studybot regrade: cannot load packs from {args.packs}: {exc.problems[0]}")
-        return 2
+        return _fail(f"cannot load the question packs: {exc.problems[0]}")
+    except (ConfigError, ValueError) as exc:
+        return _fail(str(exc))
+    try:
+        engine = open_existing(args.db or settings.database_url)
+    except ConfigError as exc:
+        return _fail(str(exc))
     from bot.bootstrap import build_grader
 
-    settings = load_settings()
-    engine = make_engine(args.db or settings.database_url)
     try:
         report = regrade_attempts(
             make_session_factory(engine),
             bank,
             SystemClock(),
+            grade=build_grader(settings),  # the grader `studybot run` grades with
             everything=args.all,
             dry_run=args.dry_run,
-            grade=build_grader(settings),  # the grader `studybot run` grades with
         )
     finally:
         engine.dispose()
@@ -101,14 +112,37 @@ def run_regrade(args: argparse.Namespace) -> int:
     return 0
 
 
+def _fail(message: str) -> int:
+    print(f"studybot regrade: {message}", file=sys.stderr)
+    return 2
+
+
+def open_existing(url: str) -> Engine:
+    """An engine on a database that exists and is migrated; never creates one (a SQLite
+    file that is not there is an error, not a new empty database)."""
+    engine = make_engine(url)
+    path = sqlite_path(engine.url)
+    if path is not None and not path.is_file():
+        engine.dispose()
+        raise ConfigError(f"there is no database at {path}: nothing to regrade")
+    try:
+        check_connection(engine)
+        if not migrate.is_current(engine):
+            raise ConfigError("the database schema is not current: run `studybot db upgrade` first")
+    except ConfigError:
+        engine.dispose()
+        raise
+    return engine
+
+
 def regrade_attempts(
     sessions: sessionmaker[Session],
     bank: QuestionBank,
     clock: Clock,
     *,
+    grade: Grader = grading.grade,
     everything: bool = False,
     dry_run: bool = False,
-    grade: Grader = grading.grade,
 ) -> RegradeReport:
     """Re-grade stale attempts (or all, with ``everything``), in batches of one transaction each.
 

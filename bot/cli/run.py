@@ -7,6 +7,7 @@ import asyncio
 import logging
 import sys
 
+from bot import __version__
 from bot.config import Settings, load_settings
 from bot.core.errors import ContentError, StudybotError
 from bot.logging_setup import setup_logging
@@ -30,12 +31,13 @@ def configured_platforms(settings: Settings) -> list[str]:
 
 def run_bot(_args: argparse.Namespace) -> int:
     from bot.bootstrap import bootstrap
+    from bot.db.engine import display_url
     from bot.runtime import build_adapters, run_forever
 
     try:
         settings = load_settings()
     except ValueError as exc:
-        print(f"studybot run: the configuration is invalid: {exc}", file=sys.stderr)
+        print(f"studybot run: {exc}", file=sys.stderr)
         return 2
     setup_logging(settings.studybot_log_level)
     if not configured_platforms(settings):
@@ -58,11 +60,21 @@ def run_bot(_args: argparse.Namespace) -> int:
         return 2
     try:
         adapters = build_adapters(app, settings)
-        log.info("starting studybot on %s", ", ".join(a.name for a in adapters))
+        log.info(
+            "studybot %s starting on %s: database %s, %d questions",
+            __version__,
+            ", ".join(a.name for a in adapters),
+            display_url(app.engine.url),
+            len(app.services.bank),
+        )
         asyncio.run(run_forever(app, adapters))
     except StudybotError as exc:
         print(f"studybot run: {exc}", file=sys.stderr)
         return 2
+    except Exception:
+        log.exception("studybot stopped on an unexpected error")
+        return 1
     finally:
         app.close()
+    log.info("studybot stopped")
     return 0

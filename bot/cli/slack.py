@@ -149,7 +149,7 @@ def print_manifest(args: argparse.Namespace) -> int:
         try:
             prefix = load_settings().studybot_slack_command_prefix
         except ValueError as exc:
-            print(f"studybot slack manifest: the configuration is invalid: {exc}", file=sys.stderr)
+            print(f"studybot slack manifest: {exc}", file=sys.stderr)
             return 2
     prefix = prefix.strip().lower().lstrip("/")
     if not re.fullmatch(r"[a-z0-9_-]{0,20}", prefix):

@@ -56,16 +56,19 @@ def write_anki_text(questions: Iterable[Question]) -> str:
     return out.getvalue()
 
 
-def select_packs(names: Sequence[str], directory: Path) -> list[Pack]:
-    """The packs to export: every pack of ``directory``, or those named by id or file path.
+def select_packs(names: Sequence[str], directory: Path | Sequence[Path]) -> list[Pack]:
+    """The packs to export: every pack of ``directory`` (one, or several: the bank's), or
+    those named by id or file path.
 
     Raises UserError naming packs that do not exist, and ContentError when a
     chosen pack does not load (unchosen broken packs are ignored).
     """
+    directories = [directory] if isinstance(directory, Path) else list(directory)
+    files = [path for d in directories for path in pack_files(d)]
     if not names:
-        return load_packs(pack_files(directory))
+        return load_packs(files)
     by_id: dict[str, Pack] = {}
-    for path in pack_files(directory):
+    for path in files:
         try:
             pack = load_pack(path)
         except ContentError:
@@ -83,8 +86,9 @@ def select_packs(names: Sequence[str], directory: Path) -> list[Pack]:
             unknown.append(name)
     if unknown:
         known = ", ".join(sorted(by_id)) or "none"
+        where = ", ".join(map(str, directories))
         raise UserError(
-            f"unknown pack {', '.join(unknown)} (pack ids in {directory}: {known}; "
+            f"unknown pack {', '.join(unknown)} (pack ids in {where}: {known}; "
             "or name a pack file)"
         )
     return chosen

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import re
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,7 +23,7 @@ from bot.content_io.common import Imported, ImportOptions, assemble
 from bot.content_io.csv_io import read_csv
 from bot.content_io.opentdb import read_opentdb
 from bot.content_io.red import read_red
-from bot.core.content import PACKS_DIR, TOPICS, Pack, pack_files, parse_pack
+from bot.core.content import PACKS_DIR, TOPICS, Pack, load_pack, pack_files, parse_pack
 from bot.core.errors import ContentError, UserError
 from bot.core.lint import lint_paths
 
@@ -142,10 +142,39 @@ def _lint(text: str, target: Path, packs_dir: Path | None) -> list[str]:
         return [p.replace(str(candidate), str(target)) for p in problems]
 
 
+def bank_clashes(pack: Pack, target: Path, bank: Sequence[Path]) -> list[str]:
+    """Ids of ``pack`` already used by a pack of the bank (other than ``target`` itself): the
+    bot loads every pack of the bank together and refuses two packs or questions of one id."""
+    problems: list[str] = []
+    ids = {q.id for q in pack.questions}
+    for path in bank:
+        if path.resolve() == target.resolve():
+            continue
+        try:
+            other = load_pack(path)
+        except ContentError:
+            continue  # its own problems are the lint's business
+        if other.pack == pack.pack:
+            problems.append(f"{target}: pack id {pack.pack!r} is also used by {path}")
+        problems.extend(
+            f"{target}: question {q.id!r}: id is also used in {path}"
+            for q in other.questions
+            if q.id in ids
+        )
+    return problems
+
+
 def build(
-    imported: Imported, options: ImportOptions, target: Path, packs_dir: Path | None
+    imported: Imported,
+    options: ImportOptions,
+    target: Path,
+    packs_dir: Path | None,
+    bank: Sequence[Path] = (),
 ) -> tuple[Pack, str]:
-    """Assemble, validate and lint the pack; return it and its YAML text, or raise ContentError."""
+    """Assemble, validate and lint the pack; return it and its YAML text, or raise ContentError.
+
+    ``bank`` is the pack files the bot loads (its own and STUDYBOT_PACKS'): the new pack may
+    reuse none of their ids."""
     data, origins = assemble(imported, options)
     try:
         pack = parse_pack(data, str(target), target)
@@ -153,7 +182,7 @@ def build(
         raise ContentError(_explain(exc.problems, origins)) from exc
     comment = f"Imported from {imported.label} file {imported.file_name} (studybot content import)."
     text = dump_pack(data, comment)
-    problems = _lint(text, target, packs_dir)
+    problems = _lint(text, target, packs_dir) + bank_clashes(pack, target, bank)
     if is_shipped(target):
         problems = shipped_problems(pack, target, options) + problems
     if problems:
@@ -182,13 +211,14 @@ def import_file(
     force: bool = False,
     write: bool = True,
     packs_dir: Path = PACKS_DIR,
+    bank: Sequence[Path] = (),
 ) -> ImportResult:
     """Import ``path`` (format ``fmt``) as a pack; write it to ``out`` or ``packs_dir/<pack>.yaml``.
 
     Raises UserError for bad options or an existing file without ``force``,
     and ContentError listing every problem when the input is malformed or the
-    pack would not pass lint. In both cases nothing is written. With
-    ``write=False`` the pack is checked and returned but not written.
+    pack would not pass lint or reuses an id of a pack in ``bank``. In both cases nothing
+    is written. With ``write=False`` the pack is checked and returned but not written.
     """
     target = out if out is not None else packs_dir / f"{options.pack_id}.yaml"
     if target.suffix not in (".yaml", ".yml"):
@@ -199,7 +229,7 @@ def import_file(
         raise UserError(f"{path}: no such file")
     imported = read_source(fmt, path)
     lint_dir = target.parent if out is not None else packs_dir
-    pack, text = build(imported, options, target, lint_dir)
+    pack, text = build(imported, options, target, lint_dir, bank)
     if write:
         _write(text, target)
     return ImportResult(

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
-from bot.core.content import PACKS_DIR, Pack, Question, load_packs, pack_files
+from bot.core import content
+from bot.core.content import Pack, Question, bank_files, load_packs
+from bot.core.errors import ConfigError
 
 
 class QuestionBank:
@@ -24,9 +26,22 @@ class QuestionBank:
         return cls(q for pack in packs for q in pack.questions)
 
     @classmethod
-    def load(cls, directory: Path = PACKS_DIR) -> QuestionBank:
-        """Load every pack in ``directory``; raises ContentError listing every problem."""
-        return cls.from_packs(load_packs(pack_files(directory)))
+    def load(cls, extra_dirs: Sequence[Path] = (), *, bundled: Path | None = None) -> QuestionBank:
+        """The packs that ship with studybot (``bundled``, default the package's own) and every
+        pack in ``extra_dirs`` (``STUDYBOT_PACKS``), as one bank.
+
+        Raises ContentError listing every problem of the packs, and ConfigError when there is
+        not one question to ask.
+        """
+        bundled = bundled if bundled is not None else content.PACKS_DIR
+        bank = cls.from_packs(load_packs(bank_files(extra_dirs, bundled)))
+        if not len(bank):
+            where = ", ".join(str(d) for d in (bundled, *extra_dirs))
+            raise ConfigError(
+                f"there are no questions to ask: no pack in {where}; reinstall studybot, "
+                "or set STUDYBOT_PACKS to a directory of packs"
+            )
+        return bank
 
     def __len__(self) -> int:
         return len(self._by_id)

@@ -11,7 +11,7 @@ import hashlib
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any, Literal
@@ -20,6 +20,8 @@ import jsonschema
 import yaml
 
 from bot.core.errors import ContentError
+from bot.resources import PACKS_DIR as PACKS_DIR  # the bundled packs, for their readers
+from bot.resources import SCHEMA_PATH
 
 Kind = Literal["choice", "multi", "numeric", "short", "open"]
 KINDS: tuple[Kind, ...] = ("choice", "multi", "numeric", "short", "open")
@@ -39,9 +41,6 @@ TOPICS: tuple[str, ...] = (
     "myths",
 )
 DEFAULT_PASS_SCORE = 0.6
-CONTENT_ROOT = Path(__file__).resolve().parents[2] / "content"
-SCHEMA_PATH = CONTENT_ROOT / "schema.json"
-PACKS_DIR = CONTENT_ROOT / "packs"
 # libyaml's safe loader is several times faster where PyYAML was built with it.
 _SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -57,13 +56,33 @@ class RubricPoint:
 
 
 @dataclass(frozen=True, slots=True)
+class Examples:
+    """Answers the real grader must grade a given way: ``correct``, ``incorrect``, ``partial``.
+
+    They are the question's own tests (``studybot content lint`` grades each one), not part
+    of what grades an answer.
+    """
+
+    passing: tuple[str, ...] = ()
+    failing: tuple[str, ...] = ()
+    partial: tuple[str, ...] = ()
+
+    def __len__(self) -> int:
+        return len(self.passing) + len(self.failing) + len(self.partial)
+
+
+NO_EXAMPLES = Examples()
+
+
+@dataclass(frozen=True, slots=True)
 class Question:
     """One question of a pack, as the content contract defines it.
 
     ``correct`` holds the right choice texts (one for ``choice``, several for
     ``multi``); ``accepted`` the accepted answers of a ``short`` question;
     ``value``, ``tolerance``, ``unit`` and ``units`` a ``numeric`` one.
-    ``content_hash`` changes whenever anything that affects grading changes.
+    ``content_hash`` changes whenever anything that affects grading changes; ``examples``
+    (see :class:`Examples`) do not, so they take no part in the hash or in comparisons.
     """
 
     id: str
@@ -87,6 +106,7 @@ class Question:
     pass_score: float = DEFAULT_PASS_SCORE
     tags: tuple[str, ...] = ()
     content_hash: str = ""
+    examples: Examples = field(default=NO_EXAMPLES, compare=False)
 
     @property
     def answer_text(self) -> str:
@@ -147,8 +167,13 @@ def _short(err: jsonschema.ValidationError) -> str:
     return str(err.message)
 
 
+#: Fields that do not change how an answer is graded, left out of ``content_hash``.
+_UNHASHED = frozenset({"examples"})
+
+
 def _hash(raw: Mapping[str, Any]) -> str:
-    blob = json.dumps(raw, sort_keys=True, ensure_ascii=False, default=str)
+    graded = {k: v for k, v in raw.items() if k not in _UNHASHED}
+    blob = json.dumps(graded, sort_keys=True, ensure_ascii=False, default=str)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:16]
 
 
@@ -200,6 +225,17 @@ def question_from_dict(raw: Mapping[str, Any], pack: str) -> Question:
         pass_score=float(raw.get("pass_score", DEFAULT_PASS_SCORE)),
         tags=_as_tuple(raw.get("tags")),
         content_hash=_hash(raw),
+        examples=_examples(raw.get("examples")),
+    )
+
+
+def _examples(raw: Any) -> Examples:
+    if not raw:
+        return NO_EXAMPLES
+    return Examples(
+        passing=_as_tuple(raw.get("pass")),
+        failing=_as_tuple(raw.get("fail")),
+        partial=_as_tuple(raw.get("partial")),
     )
 
 
@@ -259,6 +295,23 @@ def load_pack(path: Path) -> Pack:
 
 def pack_files(directory: Path = PACKS_DIR) -> list[Path]:
     return sorted(p for p in directory.glob("*.y*ml") if p.suffix in (".yaml", ".yml"))
+
+
+def bank_files(extra_dirs: Sequence[Path] = (), bundled: Path | None = None) -> list[Path]:
+    """The pack files of the question bank: the packs that ship with studybot (``bundled``,
+    default :data:`PACKS_DIR`), then those of each extra directory (``STUDYBOT_PACKS``).
+
+    Raises ContentError naming every extra directory that does not exist.
+    """
+    files = pack_files(bundled if bundled is not None else PACKS_DIR)
+    missing = [
+        f"{d}: no such directory (named in STUDYBOT_PACKS)" for d in extra_dirs if not d.is_dir()
+    ]
+    if missing:
+        raise ContentError(missing)
+    for directory in extra_dirs:
+        files.extend(pack_files(directory))
+    return files
 
 
 def load_packs(paths: Iterable[Path]) -> list[Pack]:

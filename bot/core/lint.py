@@ -19,11 +19,16 @@ rules, on top of the schema and the loader's own checks:
   ``correct`` against it;
 - the prompt itself, graded as an answer to an open or short question, must not
   pass: a rubric whose phrases the prompt already contains rewards repeating
-  the question.
+  the question;
+- every example holds: graded by the real grader, a ``pass`` example grades
+  ``correct``, a ``fail`` example ``incorrect`` and a ``partial`` example
+  ``partial``; each that does not is reported with its score and the rubric
+  points it matched.
 
 Shipped packs (files in ``content/packs``) must use the topics of
 ``bot.core.content.TOPICS``, a pack id equal to the file name, ids that start
-with the pack id, and a model answer on every open question. Packs linted
+with the pack id, and on every open question a model answer and at least
+``MIN_PASS_EXAMPLES`` pass and ``MIN_FAIL_EXAMPLES`` fail examples. Packs linted
 from anywhere else (imported decks, drafts) may use their own topics and ids,
 and open questions graded against a model answer alone. All grading goes
 through ``bot.core.grading.grade``.
@@ -32,6 +37,7 @@ through ``bot.core.grading.grade``.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -51,6 +57,23 @@ MAX_TOLERANCE = 0.25
 DUPLICATE_THRESHOLD = 88.0
 MIN_RUBRIC_POINTS = 3
 MAX_RUBRIC_POINTS = 6
+#: Examples every shipped open question carries: answers that must pass, and must not.
+MIN_PASS_EXAMPLES = 2
+MIN_FAIL_EXAMPLES = 3
+#: How an example's label maps to the verdict the grader must give it.
+EXAMPLE_VERDICTS = (("pass", "correct"), ("fail", "incorrect"), ("partial", "partial"))
+#: Characters of an example quoted in a problem line.
+QUOTE_CHARS = 80
+
+
+@dataclass(frozen=True, slots=True)
+class LintReport:
+    """What a lint run found: problems, questions checked, and examples that hold."""
+
+    problems: list[str]
+    questions: int
+    examples: int = 0
+    examples_held: int = 0
 
 
 def expand(paths: list[Path]) -> list[Path]:
@@ -65,10 +88,17 @@ def expand(paths: list[Path]) -> list[Path]:
 
 def lint_paths(paths: list[Path]) -> tuple[list[str], int]:
     """Return (problems, number of questions checked) for the packs at ``paths``."""
+    report = lint_report(paths)
+    return (report.problems, report.questions)
+
+
+def lint_report(paths: list[Path]) -> LintReport:
+    """Lint the packs at ``paths`` (default ``content/packs``): every problem, and the counts."""
     files = expand(paths)
     if not files:
-        return ([f"no pack files found in {', '.join(map(str, paths)) or PACKS_DIR}"], 0)
+        return LintReport([f"no pack files found in {', '.join(map(str, paths)) or PACKS_DIR}"], 0)
     problems: list[str] = []
+    examples = held = 0
     packs: list[Pack] = []
     for path in files:
         try:
@@ -81,10 +111,14 @@ def lint_paths(paths: list[Path]) -> tuple[list[str], int]:
         for question in pack.questions:
             where = f"{_name(pack)}: question {question.id!r}"
             problems.extend(f"{where}: {p}" for p in question_problems(question, shipped=shipped))
+            wrong = example_problems(question)
+            problems.extend(f"{where}: {p}" for p in wrong)
+            examples += len(question.examples)
+            held += len(question.examples) - len(wrong)
         if shipped:
             problems.extend(_shipped_pack_problems(pack))
     problems.extend(duplicate_prompt_problems(packs))
-    return (problems, sum(len(p.questions) for p in packs))
+    return LintReport(problems, sum(len(p.questions) for p in packs), examples, held)
 
 
 def _name(pack: Pack) -> str:
@@ -131,6 +165,13 @@ def _shipped_pack_problems(pack: Pack) -> list[str]:
             problems.append(f"{at}: id should start with the pack id {pack.pack + '-'!r}")
         if q.kind == "open" and not q.model_answer:
             problems.append(f"{at}: open question has no model_answer")
+        if q.kind == "open":
+            have = (len(q.examples.passing), len(q.examples.failing))
+            if have[0] < MIN_PASS_EXAMPLES or have[1] < MIN_FAIL_EXAMPLES:
+                problems.append(
+                    f"{at}: open question has {have[0]} pass and {have[1]} fail example(s); "
+                    f"give at least {MIN_PASS_EXAMPLES} pass and {MIN_FAIL_EXAMPLES} fail"
+                )
     return problems
 
 
@@ -211,6 +252,39 @@ def _grading_problems(q: Question) -> list[str]:
                     f" or given away by the prompt{matched}"
                 )
     return problems
+
+
+def example_problems(q: Question) -> list[str]:
+    """One line for each of ``q``'s examples that the real grader does not grade as labelled.
+
+    Each line names the label and position, the verdict and score it got, the rubric points
+    it matched (for open questions) and the start of the answer.
+    """
+    from bot.core.grading import grade
+
+    problems: list[str] = []
+    lists = {"pass": q.examples.passing, "fail": q.examples.failing, "partial": q.examples.partial}
+    for label, wanted in EXAMPLE_VERDICTS:
+        for number, answer in enumerate(lists[label], start=1):
+            what = f"{label} example {number} ({_quote(answer)})"
+            try:
+                result = grade(q, answer)
+            except Exception as exc:  # any grader failure is a content problem to report
+                problems.append(f"{what}: grading failed: {type(exc).__name__}: {exc}")
+                continue
+            if result.verdict != wanted:
+                matched = "; ".join(result.matched) or "none"
+                points = f"; matched: {matched}" if q.kind == "open" and q.rubric else ""
+                problems.append(
+                    f"{what} grades {result.verdict}, not {wanted} "
+                    f"(score {result.score:.2f}, pass score {q.pass_score:g}{points})"
+                )
+    return problems
+
+
+def _quote(answer: str) -> str:
+    flat = " ".join(answer.split())
+    return repr(flat if len(flat) <= QUOTE_CHARS else flat[: QUOTE_CHARS - 1] + "…")
 
 
 def duplicate_prompt_problems(

@@ -2,17 +2,80 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import URL, Engine, create_engine, event, make_url, text
+from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
 from sqlalchemy.orm import Session, sessionmaker
+
+from bot.core.errors import ConfigError
+from bot.extras import missing_extra
+
+POSTGRES_DRIVER = "postgresql+psycopg"  # the `postgres` extra installs psycopg 3
+
+
+def parse_url(url: str) -> URL:
+    """``url`` as SQLAlchemy reads it, ``postgresql://`` meaning psycopg 3; a ConfigError
+    when it is no database URL at all."""
+    try:
+        parsed = make_url(url)
+    except ArgumentError as exc:
+        raise ConfigError(
+            f"{url!r} is not a database URL; use e.g. sqlite:///studybot.db or "
+            "postgresql+psycopg://USER:PASSWORD@HOST:5432/DATABASE"
+        ) from exc
+    if parsed.drivername == "postgresql":
+        parsed = parsed.set(drivername=POSTGRES_DRIVER)
+    return parsed
+
+
+def display_url(url: str | URL) -> str:
+    """The URL without its password, for messages and logs."""
+    try:
+        return (url if isinstance(url, URL) else make_url(url)).render_as_string(hide_password=True)
+    except ArgumentError:
+        return "the database URL"
+
+
+def sqlite_path(url: URL) -> Path | None:
+    """The file behind a SQLite URL (None for an in-memory database or another database)."""
+    if url.get_backend_name() != "sqlite" or url.database in (None, "", ":memory:"):
+        return None
+    return Path(url.database)
 
 
 def make_engine(url: str, **kwargs: Any) -> Engine:
-    """An engine for ``url``; SQLite gets WAL mode, foreign keys and a busy timeout."""
-    if url.startswith("sqlite"):
+    """An engine for ``url``; SQLite gets WAL mode, foreign keys and a busy timeout.
+
+    Connects to nothing. Raises ConfigError, with what to do, when the URL cannot be used:
+    not a URL, a database other than SQLite or PostgreSQL, the PostgreSQL driver not
+    installed, or a SQLite file in a folder that does not exist.
+    """
+    parsed = parse_url(url)
+    backend = parsed.get_backend_name()
+    if backend not in ("sqlite", "postgresql"):
+        raise ConfigError(
+            f"studybot runs on SQLite and PostgreSQL, not on {backend} ({display_url(parsed)})"
+        )
+    path = sqlite_path(parsed)
+    if path is not None and not path.parent.is_dir():
+        raise ConfigError(
+            f"cannot open the SQLite database {path}: the folder {path.parent} does not exist"
+        )
+    if backend == "sqlite":
         kwargs.setdefault("connect_args", {"check_same_thread": False, "timeout": 30})
-    engine = create_engine(url, future=True, **kwargs)
+    try:
+        engine = create_engine(parsed, future=True, **kwargs)
+    except NoSuchModuleError as exc:
+        raise ConfigError(
+            f"studybot cannot use the database driver of {display_url(parsed)}"
+        ) from exc
+    except ImportError as exc:
+        if backend == "postgresql":
+            raise ConfigError(missing_extra("PostgreSQL support", "postgres")) from exc
+        raise
     if engine.dialect.name == "sqlite":
         in_memory = url in ("sqlite://", "sqlite:///:memory:")
 
@@ -37,6 +100,25 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
             connection.exec_driver_sql("BEGIN IMMEDIATE")
 
     return engine
+
+
+def check_connection(engine: Engine) -> None:
+    """Connect once; a ConfigError with the server's reason, on one line, when that fails
+    (a PostgreSQL server that is down or refuses us, a database that does not exist)."""
+    try:
+        with engine.connect() as connection:
+            connection.execute(text("SELECT 1"))
+    except DBAPIError as exc:
+        raise ConfigError(
+            f"cannot connect to the database at {display_url(engine.url)}: {reason(exc)} "
+            "(check the URL, that the server is running and that the database exists)"
+        ) from exc
+
+
+def reason(exc: DBAPIError) -> str:
+    """The driver's message on one line, without SQLAlchemy's background link."""
+    lines = (re.sub(r"\s+", " ", line).strip() for line in str(exc.orig).splitlines())
+    return "; ".join(line for line in lines if line) or type(exc.orig).__name__
 
 
 def make_session_factory(engine: Engine) -> sessionmaker[Session]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 from collections.abc import Callable
@@ -26,13 +27,26 @@ NAME_OK = re.compile(r"^[A-Za-z0-9._-]{1,40}$")
 
 
 class ConsoleNotifier:
-    """Hands messages from the outbox to the console's printer."""
+    """Hands messages from the outbox to the console's printer.
+
+    While a line is being answered the printer is held (``hold``/``release``), so that a
+    line's own replies print before what its commit queued for others (a peer's DM, a
+    post): a transcript reads in the order things happened."""
 
     def __init__(self, emit: Callable[[Outgoing], None]) -> None:
         self.emit = emit
         self.sent = 0
+        self._open = asyncio.Event()
+        self._open.set()
+
+    def hold(self) -> None:
+        self._open.clear()
+
+    def release(self) -> None:
+        self._open.set()
 
     async def send(self, message: Outgoing) -> str | None:
+        await self._open.wait()
         self.emit(message)
         self.sent += 1
         return f"console-{self.sent}"
@@ -49,7 +63,8 @@ class ConsoleSession:
         self.channel = channel
         self.tz = tz
         self.emit = emit
-        app.register_notifier(PLATFORM, ConsoleNotifier(emit))
+        self.notifier = ConsoleNotifier(emit)
+        app.register_notifier(PLATFORM, self.notifier)
 
     def _reply(self, text: str) -> None:
         self.emit(say(self.user, text, channel=self.channel))
@@ -122,8 +137,12 @@ class ConsoleSession:
                 text=line,
                 user_tz=self.tz,
             )
-        for message in await self.app.handle(event):
-            self.emit(message)
+        self.notifier.hold()
+        try:
+            for message in await self.app.handle(event):
+                self.emit(message)
+        finally:
+            self.notifier.release()
         await self.app.runner.run_due()  # what fell due meanwhile (a live round's countdown)
 
     def _switch_user(self, name: str) -> None:

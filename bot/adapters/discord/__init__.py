@@ -10,6 +10,8 @@ import logging
 from contextlib import suppress
 from typing import Any
 
+import aiohttp
+import discord
 from starlette.routing import BaseRoute
 
 from bot.adapters.discord.client import (
@@ -24,6 +26,7 @@ from bot.bootstrap import App
 from bot.config import Settings
 from bot.core.errors import ConfigError
 from bot.delivery import Notifier
+from bot.logging_setup import OncePerOutage
 
 __all__ = [
     "DiscordAdapter",
@@ -36,6 +39,17 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 READY_TIMEOUT = 60.0
+LOGIN_RETRY_FIRST, LOGIN_RETRY_MAX = 1.0, 60.0  # seconds between attempts to log in
+# discord.py logs each failed reconnection with a traceback (discord.client, discord.shard)
+# and each new session (discord.gateway): one filter on the three says an outage once.
+_RECONNECTS = OncePerOutage(
+    "Discord",
+    failure="Attempting a reconnect",
+    recovered=("has connected to Gateway", "RESUMED"),
+    dropped=("voice will NOT be supported",),  # studybot has no voice
+)
+for _name in ("discord.client", "discord.shard", "discord.gateway"):
+    logging.getLogger(_name).addFilter(_RECONNECTS)
 
 
 class DiscordAdapter:
@@ -70,23 +84,50 @@ class DiscordAdapter:
         return list(self.http.routes()) if self.http is not None else []
 
     async def start(self) -> None:
-        """Log in (REST); with the gateway on, connect and return once READY."""
-        await self.client.login(self.token)
+        """Log in (REST), retrying while Discord cannot be reached; with the gateway on,
+        connect and return once READY. A ConfigError, with what to do, when Discord refuses
+        the token or the intents, or the gateway is not ready in READY_TIMEOUT seconds."""
+        await self._login()
         if not self.gateway:
             log.info("Discord: REST only (HTTP interactions mode)")
             return
         self._connection = asyncio.create_task(self.client.connect(reconnect=True))
         ready = asyncio.create_task(self.client.wait_until_ready())
-        done, _ = await asyncio.wait(
-            {self._connection, ready}, timeout=READY_TIMEOUT, return_when=asyncio.FIRST_COMPLETED
-        )
-        if ready not in done:
+        try:
+            done, _ = await asyncio.wait(
+                {self._connection, ready},
+                timeout=READY_TIMEOUT,
+                return_when=asyncio.FIRST_COMPLETED,
+            )
+        finally:
             ready.cancel()
+        if ready not in done:
             if self._connection in done:
-                self._connection.result()  # raises what stopped the connection
+                _raise_refusal(self._connection.exception())
             raise ConfigError(f"Discord gateway not ready after {READY_TIMEOUT:.0f}s")
         user = self.client.user
         log.info("Discord gateway ready as %s", user.name if user else "?")
+
+    async def _login(self) -> None:
+        delay, warned = LOGIN_RETRY_FIRST, False
+        while True:
+            try:
+                await self.client.login(self.token)
+                return
+            except discord.LoginFailure as exc:
+                raise ConfigError(
+                    "Discord refused DISCORD_BOT_TOKEN: copy the bot token again from the "
+                    "Developer Portal (Bot → Reset Token)"
+                ) from exc
+            except discord.HTTPException as exc:
+                reason = f"Discord answered {exc.status}"
+            except (aiohttp.ClientError, OSError, TimeoutError) as exc:
+                reason = str(exc) or type(exc).__name__
+            if not warned:
+                log.warning("Discord: cannot log in (%s); retrying until it can", reason)
+                warned = True
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, LOGIN_RETRY_MAX)
 
     async def stop(self) -> None:
         """Answer the interactions in flight, then disconnect; the app (and its database)
@@ -99,6 +140,18 @@ class DiscordAdapter:
             with suppress(asyncio.CancelledError, Exception):
                 await self._connection
         await self.client.handler.drain()  # any that arrived while disconnecting
+
+
+def _raise_refusal(error: BaseException | None) -> None:
+    """Say what ended the gateway connection before READY, as a ConfigError."""
+    if isinstance(error, discord.PrivilegedIntentsRequired):
+        raise ConfigError(
+            "Discord refused the Message Content intent: turn it on in the Developer Portal "
+            "(Bot → Privileged Gateway Intents), or set STUDYBOT_DISCORD_MESSAGE_CONTENT=false"
+        ) from error
+    if isinstance(error, discord.ConnectionClosed) and error.code == 4004:
+        raise ConfigError("Discord refused DISCORD_BOT_TOKEN on the gateway") from error
+    raise ConfigError(f"the Discord gateway closed before it was ready: {error}") from error
 
 
 def build_discord_adapter(app: App, settings: Settings) -> DiscordAdapter:

@@ -193,23 +193,3 @@ async def sync_now(settings: Settings, topics: Sequence[str], target: SyncTarget
     finally:
         await client.close()
     return [command.name for command in client.synced]
-
-
-def invite_url(application_id: str) -> str:
-    """The OAuth2 URL that adds the bot to a server with the scopes and permissions it uses."""
-    return discord.utils.oauth_url(
-        application_id,
-        permissions=INVITE_PERMISSIONS,
-        scopes=("bot", "applications.commands"),
-    )
-
-
-INVITE_PERMISSIONS = discord.Permissions(
-    view_channel=True,
-    send_messages=True,
-    send_messages_in_threads=True,
-    create_public_threads=True,
-    embed_links=True,
-    attach_files=True,
-    read_message_history=True,
-)

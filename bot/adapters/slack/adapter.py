@@ -16,10 +16,11 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager, suppress
 from typing import Any
 
+import aiohttp
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 from slack_bolt.adapter.starlette.async_handler import AsyncSlackRequestHandler
 from slack_bolt.async_app import AsyncApp, AsyncBoltContext
-from slack_sdk.errors import SlackClientError
+from slack_sdk.errors import SlackApiError, SlackClientError
 from slack_sdk.http_retry.builtin_async_handlers import (
     AsyncConnectionErrorRetryHandler,
     AsyncRateLimitErrorRetryHandler,
@@ -41,10 +42,38 @@ from bot.core.errors import ConfigError
 from bot.core.events import Event
 from bot.core.messages import Card, Delivery, Outgoing
 from bot.delivery import Notifier, RetryLater
+from bot.logging_setup import OncePerOutage
 
 log = logging.getLogger(__name__)
 EVENTS_PATH = "/slack/events"
 Ack = Callable[..., Awaitable[Any]]
+
+
+#: apps.connections.open errors that no retry will mend: the app token is wrong.
+REFUSED_TOKEN = frozenset(
+    {"invalid_auth", "not_authed", "not_allowed_token_type", "token_revoked", "account_inactive"}
+)
+CONNECT_RETRY_FIRST, CONNECT_RETRY_MAX = 1.0, 60.0  # seconds between attempts to connect
+
+SOCKET_MODE_LOG = logging.getLogger("bot.adapters.slack.socket_mode")
+SOCKET_MODE_LOG.addFilter(
+    OncePerOutage(
+        "Slack",
+        failure="Failed to connect",
+        recovered=("has been established",),
+        dropped=("abandoned by disconnect()",),  # our own stop: the adapter says so
+    )
+)
+
+
+def _drop_token_unused(record: logging.LogRecord) -> bool:
+    """Bolt warns that SLACK_BOT_TOKEN (which it reads itself) is unused when it is given a
+    client: true, and meant, so not worth a line at every start."""
+    return "token` will be unused" not in record.getMessage()
+
+
+BOLT_LOG = logging.getLogger("bot.adapters.slack.bolt")
+BOLT_LOG.addFilter(_drop_token_unused)
 
 
 def api_url(url: str) -> str:
@@ -99,12 +128,14 @@ class SlackAdapter:
             name="studybot",
             client=self.client,
             signing_secret=secret.get_secret_value() if secret else "",
-            logger=logging.getLogger("bot.adapters.slack.bolt"),
+            logger=BOLT_LOG,
             process_before_response=False,
         )
         self._register()
         self.http_handler = AsyncSlackRequestHandler(self.bolt)
         self.socket_handler: AsyncSocketModeHandler | None = None
+        # Socket Mode URLs come from a client without retry handlers: its callers retry.
+        self.socket_client = AsyncWebClient(base_url=base_url, retry_handlers=[])
         self._busy = 0
         self._idle = asyncio.Event()
         self._idle.set()
@@ -123,13 +154,49 @@ class SlackAdapter:
         return [Route(EVENTS_PATH, self._endpoint, methods=["POST"])]
 
     async def start(self) -> None:
-        """Open the Socket Mode connection when an app token is set."""
-        if self.app_token is not None:
-            self.socket_handler = AsyncSocketModeHandler(self.bolt, self.app_token)
-            await self.socket_handler.connect_async()  # type: ignore[no-untyped-call]
-            log.info("Slack: connected in Socket Mode")
-        else:
+        """Open the Socket Mode connection when an app token is set, waiting (and retrying)
+        while Slack cannot be reached; a ConfigError when Slack refuses the app token."""
+        if self.app_token is None:
             log.info("Slack: HTTP mode at %s", EVENTS_PATH)
+            return
+        # slack-sdk's own connect loop would retry for ever, with a traceback each time, and
+        # never give up on a bad token: open the first URL here, then let it take over.
+        handler = AsyncSocketModeHandler(
+            self.bolt, self.app_token, logger=SOCKET_MODE_LOG, web_client=self.socket_client
+        )
+        self.socket_handler = handler
+        handler.client.wss_uri = await self._socket_mode_url()
+        await handler.connect_async()  # type: ignore[no-untyped-call]
+        log.info("Slack: connected in Socket Mode")
+
+    async def _socket_mode_url(self) -> str:
+        """A WebSocket URL from ``apps.connections.open``, retried with backoff while Slack
+        cannot be reached (said once, with the reason)."""
+        assert self.app_token is not None
+        delay, warned = CONNECT_RETRY_FIRST, False
+        while True:
+            try:
+                response = await self.socket_client.apps_connections_open(app_token=self.app_token)
+                return str(response["url"])
+            except SlackApiError as exc:
+                error = str(exc.response.get("error", ""))
+                if error in REFUSED_TOKEN:
+                    raise ConfigError(
+                        f"Slack refused SLACK_APP_TOKEN ({error}): use the app-level token "
+                        "(xapp-…) with the connections:write scope, from Basic Information → "
+                        "App-Level Tokens"
+                    ) from exc
+                reason = f"Slack answered {error or exc.response.status_code}"
+            except (aiohttp.ClientError, OSError, TimeoutError) as exc:
+                reason = str(exc) or type(exc).__name__
+            if not warned:
+                log.warning(
+                    "Slack: cannot open a Socket Mode connection (%s); retrying until it can",
+                    reason,
+                )
+                warned = True
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, CONNECT_RETRY_MAX)
 
     async def stop(self) -> None:
         """Finish the events already taken (for a few seconds at most), then disconnect."""
@@ -138,6 +205,7 @@ class SlackAdapter:
         if self.socket_handler is not None:
             await self.socket_handler.close_async()  # type: ignore[no-untyped-call]
             self.socket_handler = None
+            log.info("Slack: disconnected")
 
     async def _endpoint(self, request: Request) -> Response:
         return await self.http_handler.handle(request)

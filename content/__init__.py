@@ -1,0 +1,1 @@
+"""The question packs and their schema; installed as the package ``bot.content`` (see setup.py)."""

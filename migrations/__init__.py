@@ -1,0 +1,1 @@
+"""The Alembic environment; installed as the package ``bot.migrations`` (see setup.py)."""

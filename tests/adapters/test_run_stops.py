@@ -1,0 +1,303 @@
+"""``studybot run`` stops within a few seconds of SIGTERM or SIGINT in every mode, finishing the
+work in flight (what ``docker stop`` needs), and logs what an operator needs, once.
+
+Each test starts the real process, configured only through the environment, against a local
+fake or an unreachable endpoint on 127.0.0.1, and sends it the signal.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import socket
+import sys
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+
+import aiohttp
+import pytest
+from nacl.signing import SigningKey
+
+from tests.adapters.discord import payloads as dp
+from tests.adapters.discord.fake_discord import FakeDiscord
+from tests.adapters.slack.fake_slack import FakeSlack
+from tests.adapters.slack.payloads import SECRET, signed_headers, slash
+
+#: Seconds from the signal to the exit. docker stop waits 10 s before it kills.
+STOP_BOUND = 5.0
+DEADLINE = 30.0  # for the process to get where a test wants it (a loaded machine is slow)
+SIGNALS = [pytest.param(signal.SIGTERM, id="SIGTERM"), pytest.param(signal.SIGINT, id="SIGINT")]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+class Run:
+    """``studybot run`` as a process: its log lines as they come, and a timed stop."""
+
+    def __init__(self, process: asyncio.subprocess.Process) -> None:
+        self.process = process
+        self.lines: list[str] = []
+        self._changed = asyncio.Condition()
+        self._reader = asyncio.create_task(self._read())
+
+    async def _read(self) -> None:
+        assert self.process.stderr is not None
+        while line := await self.process.stderr.readline():
+            async with self._changed:
+                self.lines.append(line.decode(errors="replace").rstrip("\n"))
+                self._changed.notify_all()
+        async with self._changed:
+            self._changed.notify_all()
+
+    @property
+    def log(self) -> str:
+        return "\n".join(self.lines)
+
+    async def wait_for(self, text: str, count: int = 1) -> None:
+        """Until ``count`` log lines contain ``text``; fails if the process ends first."""
+
+        def seen() -> bool:
+            return sum(text in line for line in self.lines) >= count or self._reader.done()
+
+        async with self._changed:
+            await asyncio.wait_for(self._changed.wait_for(seen), DEADLINE)
+        assert sum(text in line for line in self.lines) >= count, self.log
+
+    async def stop(self, sig: signal.Signals = signal.SIGTERM) -> float:
+        """Send ``sig``; return the seconds until the process exited."""
+        started = time.monotonic()
+        self.process.send_signal(sig)
+        await asyncio.wait_for(self.process.wait(), DEADLINE)
+        await self._reader
+        return time.monotonic() - started
+
+    async def ended(self) -> int:
+        code = await asyncio.wait_for(self.process.wait(), DEADLINE)
+        await self._reader
+        return code
+
+
+Start = Callable[..., Awaitable[Run]]
+
+
+@pytest.fixture
+async def start(tmp_path: Path) -> AsyncIterator[Start]:
+    """Start ``studybot run`` in an empty directory with only the given settings."""
+    runs: list[Run] = []
+
+    async def start_run(**settings: str) -> Run:
+        env = {
+            k: v
+            for k, v in os.environ.items()
+            if not k.startswith(("SLACK_", "DISCORD_", "STUDYBOT_"))
+        }
+        env.update(STUDYBOT_DATABASE_URL=f"sqlite:///{tmp_path / 'studybot.db'}", **settings)
+        process = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "bot.cli", "run",
+            cwd=tmp_path, env=env, stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
+        )  # fmt: skip
+        runs.append(Run(process))
+        return runs[-1]
+
+    yield start_run
+    for run in runs:
+        if run.process.returncode is None:  # a failed test: do not leave it running
+            run.process.kill()
+            await run.process.wait()
+        await run.ended()
+
+
+@pytest.fixture
+async def fake_slack() -> AsyncIterator[FakeSlack]:
+    fake = FakeSlack()
+    await fake.start()
+    yield fake
+    await fake.stop()
+
+
+@pytest.fixture
+async def fake_discord() -> AsyncIterator[FakeDiscord]:
+    fake = await FakeDiscord().start()
+    yield fake
+    await fake.close()
+
+
+def assert_quiet(run: Run) -> None:
+    """What an operator should never have to read."""
+    assert "Traceback" not in run.log
+    assert "apscheduler" not in run.log
+    assert "alembic.runtime" not in run.log
+
+
+@pytest.mark.parametrize("sig", SIGNALS)
+async def test_socket_mode_stops_at_once_while_slack_is_unreachable(
+    start: Start, sig: signal.Signals
+) -> None:
+    run = await start(
+        SLACK_BOT_TOKEN="xoxb-test",
+        SLACK_APP_TOKEN="xapp-test",
+        STUDYBOT_SLACK_API_URL=f"http://127.0.0.1:{free_port()}/api/",
+    )
+    await run.wait_for("Slack: cannot open a Socket Mode connection")
+    assert await run.stop(sig) < STOP_BOUND
+    assert run.process.returncode == 0, run.log
+    assert_quiet(run)
+    assert "studybot stopped" in run.lines[-1]
+
+
+async def test_socket_mode_says_an_outage_once_then_connects(
+    start: Start, fake_slack: FakeSlack
+) -> None:
+    fake_slack.fail("apps.connections.open", "internal_error", times=2)
+    run = await start(
+        SLACK_BOT_TOKEN="xoxb-test", SLACK_APP_TOKEN="xapp-test",
+        STUDYBOT_SLACK_API_URL=fake_slack.api_url,
+    )  # fmt: skip
+    await run.wait_for("Slack: connected in Socket Mode")
+    assert len(fake_slack.called("apps.connections.open")) == 3
+    warnings = [line for line in run.lines if "cannot open a Socket Mode connection" in line]
+    assert len(warnings) == 1 and "Slack answered internal_error" in warnings[0]
+    assert await run.stop() < STOP_BOUND
+    assert run.process.returncode == 0, run.log
+    assert_quiet(run)
+    assert any("Slack: disconnected" in line for line in run.lines)
+
+
+async def test_socket_mode_with_a_refused_app_token_ends_with_one_line(
+    start: Start, fake_slack: FakeSlack
+) -> None:
+    fake_slack.fail("apps.connections.open", "invalid_auth")
+    run = await start(
+        SLACK_BOT_TOKEN="xoxb-test", SLACK_APP_TOKEN="xapp-test",
+        STUDYBOT_SLACK_API_URL=fake_slack.api_url,
+    )  # fmt: skip
+    assert await run.ended() == 2
+    assert run.lines[-1].startswith("studybot run: Slack refused SLACK_APP_TOKEN (invalid_auth)")
+    assert_quiet(run)
+
+
+async def wait_until_healthy(url: str, run: Run) -> None:
+    deadline = time.monotonic() + DEADLINE
+    async with aiohttp.ClientSession() as session:
+        while time.monotonic() < deadline:
+            assert run.process.returncode is None, run.log
+            try:
+                async with session.get(f"{url}/healthz") as response:
+                    if response.status == 200:
+                        return
+            except aiohttp.ClientConnectionError:
+                pass
+            await asyncio.sleep(0.05)
+    raise AssertionError("studybot run did not serve /healthz in time:\n" + run.log)
+
+
+@pytest.mark.parametrize("sig", SIGNALS)
+async def test_slack_http_mode_answers_the_command_in_flight_then_stops(
+    start: Start, fake_slack: FakeSlack, sig: signal.Signals
+) -> None:
+    port = free_port()
+    run = await start(
+        SLACK_BOT_TOKEN="xoxb-test", SLACK_SIGNING_SECRET=SECRET,
+        STUDYBOT_SLACK_API_URL=fake_slack.api_url, STUDYBOT_HTTP_PORT=str(port),
+    )  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    await wait_until_healthy(url, run)
+    body = slash("/daily")
+    async with (
+        aiohttp.ClientSession() as session,
+        session.post(
+            f"{url}/slack/events", data=body.encode(), headers=signed_headers(body)
+        ) as ack,
+    ):
+        assert ack.status == 200
+    seconds = await run.stop(sig)  # the command was acked; its reply may still be on its way
+    assert fake_slack.called("chat.postMessage"), run.log  # and it was sent before the exit
+    assert seconds < STOP_BOUND
+    assert run.process.returncode == 0, run.log
+    assert_quiet(run)
+
+
+async def test_the_discord_gateway_stops_within_seconds(
+    start: Start, fake_discord: FakeDiscord
+) -> None:
+    run = await start(
+        DISCORD_BOT_TOKEN="fake-bot-token", DISCORD_APPLICATION_ID=dp.APP_ID,
+        STUDYBOT_DISCORD_API_URL=fake_discord.api_url,
+        STUDYBOT_DISCORD_GATEWAY_URL=fake_discord.gateway_url,
+    )  # fmt: skip
+    await run.wait_for("Discord gateway ready")
+    assert await run.stop() < STOP_BOUND
+    assert run.process.returncode == 0, run.log
+    assert_quiet(run)
+
+
+async def test_discord_stops_at_once_while_discord_is_unreachable(
+    start: Start,
+) -> None:
+    port = free_port()
+    run = await start(
+        DISCORD_BOT_TOKEN="fake-bot-token",
+        STUDYBOT_DISCORD_API_URL=f"http://127.0.0.1:{port}/api/v10",
+        STUDYBOT_DISCORD_GATEWAY_URL=f"ws://127.0.0.1:{port}/",
+    )
+    await run.wait_for("Discord: cannot log in")
+    assert await run.stop() < STOP_BOUND
+    assert run.process.returncode == 0, run.log
+    assert_quiet(run)
+
+
+async def test_the_discord_gateway_finishes_the_interaction_in_flight(
+    start: Start, fake_discord: FakeDiscord
+) -> None:
+    run = await start(
+        DISCORD_BOT_TOKEN="fake-bot-token", DISCORD_APPLICATION_ID=dp.APP_ID,
+        STUDYBOT_DISCORD_API_URL=fake_discord.api_url,
+        STUDYBOT_DISCORD_GATEWAY_URL=fake_discord.gateway_url,
+    )  # fmt: skip
+    await run.wait_for("Discord gateway ready")
+    command = dp.command("daily")
+    await fake_discord.dispatch("INTERACTION_CREATE", command)
+    await fake_discord.wait_call("POST", rf"^/interactions/{command['id']}/")  # taken: in flight
+    seconds = await run.stop()
+    assert fake_discord.channel_posts(), run.log  # the daily question went out before the exit
+    assert seconds < STOP_BOUND
+    assert run.process.returncode == 0, run.log
+    assert_quiet(run)
+
+
+async def test_discord_http_interactions_stop_within_seconds(
+    start: Start, fake_discord: FakeDiscord
+) -> None:
+    key = SigningKey.generate()
+    port = free_port()
+    run = await start(
+        DISCORD_BOT_TOKEN="fake-bot-token", DISCORD_APPLICATION_ID=dp.APP_ID,
+        DISCORD_PUBLIC_KEY=key.verify_key.encode().hex(), STUDYBOT_DISCORD_GATEWAY="false",
+        STUDYBOT_DISCORD_API_URL=fake_discord.api_url, STUDYBOT_HTTP_PORT=str(port),
+    )  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    await wait_until_healthy(url, run)
+    body = json.dumps(dp.ping()).encode()
+    timestamp = str(int(time.time()))
+    headers = {
+        "X-Signature-Ed25519": key.sign(timestamp.encode() + body).signature.hex(),
+        "X-Signature-Timestamp": timestamp,
+        "Content-Type": "application/json",
+    }
+    async with (
+        aiohttp.ClientSession() as session,
+        session.post(f"{url}/discord/interactions", data=body, headers=headers) as response,
+    ):
+        assert (response.status, await response.json()) == (200, {"type": 1})
+    assert await run.stop() < STOP_BOUND
+    assert run.process.returncode == 0, run.log
+    assert_quiet(run)
