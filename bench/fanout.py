@@ -43,7 +43,7 @@ from bot.adapters.slack.sender import WORKSPACE_PER_SECOND, SlackNotifier  # noq
 from bot.bootstrap import App, bootstrap  # noqa: E402
 from bot.config import Settings  # noqa: E402
 from bot.core.clock import SimulatedClock  # noqa: E402
-from bot.core.daily import DailyPostJob, DailyRevealJob  # noqa: E402
+from bot.core.daily.posting import DailyPostJob, DailyRevealJob  # noqa: E402
 from bot.core.messages import Outgoing  # noqa: E402
 from bot.db.models import ChannelRow, ChannelScheduleRow, DailyPromptRow, OutboxRow, WorkspaceRow  # noqa: E402
 from bot.delivery import RetryLater  # noqa: E402

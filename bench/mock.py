@@ -18,7 +18,7 @@ from bot.config import Settings
 from bot.core.bank import QuestionBank
 from bot.core.clock import SimulatedClock
 from bot.core.events import Event, EventKind
-from bot.core.mock_time import parse_when
+from bot.core.mock.times import parse_when
 
 NOW = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
 PHRASES = ["tomorrow 3pm", "Fri 15:00", "2026-12-04 15:00", "next monday 9am", "in 2 hours"]

@@ -18,16 +18,16 @@ from bot.core.app import StudyBot
 from bot.core.bank import QuestionBank
 from bot.core.clock import Clock, SystemClock
 from bot.core.context import Grader, Services
-from bot.core.daily import DailyPostJob, DailyRevealJob
+from bot.core.daily.posting import DailyPostJob, DailyRevealJob
 from bot.core.due import DueJob
 from bot.core.errors import ConfigError
 from bot.core.events import Event
 from bot.core.grading.reference import set_reference_backend
 from bot.core.leaderboard import WeeklyRecapJob
 from bot.core.messages import Outgoing
-from bot.core.mock import MockClockJob, MockReminderJob
+from bot.core.mock.jobs import MockClockJob, MockReminderJob
 from bot.core.ports import UnitOfWork
-from bot.core.quiz import LiveQuizJob
+from bot.core.quiz.live import LiveQuizJob
 from bot.core.streaks import StreakNudgeJob
 from bot.db import migrate
 from bot.db.engine import check_connection, make_engine, make_session_factory

@@ -13,10 +13,10 @@ from sqlalchemy import select
 from bot.bootstrap import App
 from bot.core.bank import QuestionBank
 from bot.core.content import Question
-from bot.core.daily import choose_question
+from bot.core.daily.choosing import choose_question
+from bot.core.daily.schedule import Schedule, parse_days, parse_schedule_args, parse_time_of_day
 from bot.core.errors import UserError
 from bot.core.events import Event, EventKind
-from bot.core.schedule import Schedule, parse_days, parse_schedule_args, parse_time_of_day
 from bot.db.models import ChannelScheduleRow
 from tests.support import Transcript, row_counts
 

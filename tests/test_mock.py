@@ -20,7 +20,7 @@ from bot.core.bank import QuestionBank
 from bot.core.clock import SimulatedClock
 from bot.core.content import load_pack
 from bot.core.messages import Delivery, Outgoing
-from bot.core.mock import MockReminderJob
+from bot.core.mock.jobs import MockReminderJob
 from bot.db.models import MockInterviewRow, OutboxRow, ReminderRow
 from tests.support import Transcript, row_counts
 
@@ -381,7 +381,7 @@ def test_a_reminder_due_while_its_mock_is_being_cancelled_is_skipped(
         mock = cancelling.mocks.get(workspace, 1, lock=True)
         assert mock is not None
         assert _claim_reminders_now(mapp) == 0  # skipped: the row is locked
-        from bot.core.mock_model import CANCELLED, MockChanges
+        from bot.core.mock.model import CANCELLED, MockChanges
 
         cancelling.mocks.change(mock, MockChanges(status=CANCELLED, clear_next=True), START)
         cancelling.mocks.cancel_reminders(mock)

@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 
 from bot.core.errors import UserError
 from bot.core.ics import CalendarEvent, build_ics
-from bot.core.mock_model import ANSWERED, TIMED_OUT, Round
-from bot.core.mock_scorecard import debrief, recommendation, rubric_vote, verdicts
-from bot.core.mock_time import (
+from bot.core.mock.model import ANSWERED, TIMED_OUT, Round
+from bot.core.mock.scorecard import debrief, recommendation, rubric_vote, verdicts
+from bot.core.mock.times import (
     MAX_AHEAD,
     ceil_quarter,
     expand,

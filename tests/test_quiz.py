@@ -22,7 +22,7 @@ from bot.core.content import Question, question_from_dict
 from bot.core.errors import UserError
 from bot.core.events import Event, EventKind
 from bot.core.messages import Delivery, Outgoing
-from bot.core.quiz import MAX_N, parse_request
+from bot.core.quiz.common import MAX_N, parse_request
 from bot.db.models import AttemptRow, PointsBucketRow, QuizSessionRow, ReviewCardRow
 from tests.support import Transcript, row_counts
 

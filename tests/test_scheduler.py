@@ -19,7 +19,7 @@ from bot.bootstrap import App, bootstrap
 from bot.config import Settings
 from bot.core.bank import QuestionBank
 from bot.core.clock import SimulatedClock
-from bot.core.daily import DailyPostJob, DailyRevealJob
+from bot.core.daily.posting import DailyPostJob, DailyRevealJob
 from bot.core.messages import Outgoing
 from bot.db.models import (
     ChannelScheduleRow,
@@ -155,7 +155,7 @@ from bot.config import Settings
 from bot.core.bank import QuestionBank
 from bot.core.clock import SimulatedClock
 from bot.core.content import load_pack
-from bot.core.daily import DailyPostJob
+from bot.core.daily.posting import DailyPostJob
 
 url, start, pack = sys.argv[1], datetime.fromisoformat(sys.argv[2]), sys.argv[3]
 app = bootstrap(Settings(studybot_database_url=url), clock=SimulatedClock(start),

@@ -5,11 +5,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from bot.core import daily, home, leaderboard, quiz, stats, teams
+from bot.core import home, leaderboard, stats, teams
 from bot.core.context import Context
+from bot.core.daily.answering import daily_action
+from bot.core.daily.posting import show_daily
+from bot.core.daily.studybot import studybot_command
 from bot.core.errors import UserError
 from bot.core.messages import Card, Delivery, Outgoing, say
-from bot.core.mock import mock_action, mock_command
+from bot.core.mock.commands import mock_action, mock_command
+from bot.core.quiz.live import live_action
+from bot.core.quiz.personal import quiz_action, quiz_command, review_command
 from bot.core.router import route_answer
 from bot.core.streaks import show_streak
 from bot.core.timezones import parse_zone
@@ -31,7 +36,7 @@ def _daily(ctx: Context, args: str) -> list[Outgoing]:
         raise UserError(
             "/daily takes no arguments. To answer, type /answer followed by your answer."
         )
-    return daily.show_daily(ctx)
+    return show_daily(ctx)
 
 
 def _answer(ctx: Context, args: str) -> list[Outgoing]:
@@ -91,10 +96,10 @@ _SPECS = [
         "quiz",
         "/quiz [TOPIC] [N] [DIFFICULTY] | live [TOPIC] [N] | resume | abandon",
         "a personal quiz of N questions (default 5), or a live round in the channel",
-        quiz.quiz_command,
+        quiz_command,
     ),
     CommandSpec(
-        "review", "/review [TOPIC] [N]", "review the questions that are due", quiz.review_command
+        "review", "/review [TOPIC] [N]", "review the questions that are due", review_command
     ),
     CommandSpec(
         "streak",
@@ -131,7 +136,7 @@ _SPECS = [
         "studybot",
         "/studybot schedule [TIME] [ZONE] [DAYS] [topics=A,B] | schedule show|pause|resume|skip",
         "the channel's daily schedule (admins); /studybot nudges on|off for your reminders",
-        daily.studybot_command,
+        studybot_command,
     ),
     CommandSpec("as", "/as NAME", "act as another user (console only)", console_only=True),
     CommandSpec(
@@ -164,8 +169,8 @@ def run_command(ctx: Context, name: str, args: str) -> list[Outgoing]:
 
 ACTIONS: dict[str, Callable[[Context, list[str], str], list[Outgoing]]] = {
     "mock": mock_action,
-    "daily": daily.daily_action,
-    "quiz": quiz.quiz_action,
-    "live": quiz.live_action,
+    "daily": daily_action,
+    "quiz": quiz_action,
+    "live": live_action,
     "home": home.home_action,
 }

@@ -18,9 +18,9 @@ from collections.abc import Callable
 from bot.core.context import Context
 from bot.core.leaderboard import period_of, ranked_teams
 from bot.core.messages import Card, Delivery, Field, Outgoing
-from bot.core.mock import zone_of
-from bot.core.mock_model import PROPOSED, UPCOMING, Mock
-from bot.core.mock_time import show
+from bot.core.mock.common import zone_of
+from bot.core.mock.model import PROPOSED, UPCOMING, Mock
+from bot.core.mock.times import show
 from bot.core.srs import describe_due
 from bot.core.streaks import current_streak
 

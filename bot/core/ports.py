@@ -15,10 +15,10 @@ from bot.core.messages import Outgoing
 from bot.core.model import Attempt, Channel, DailyPrompt, User, Workspace
 
 if TYPE_CHECKING:
+    from bot.core.daily.schedule import DailyRepository, ScheduleRepository
     from bot.core.leaderboard import LeaderboardRepository
-    from bot.core.mock_model import MockRepository
-    from bot.core.quiz import QuizRepository
-    from bot.core.schedule import DailyRepository, ScheduleRepository
+    from bot.core.mock.model import MockRepository
+    from bot.core.quiz.model import QuizRepository
     from bot.core.srs import ReviewRepository
     from bot.core.stats import StatsRepository
     from bot.core.streaks import StreakRepository

@@ -17,10 +17,12 @@ personal quiz open (they answer that with its buttons, or elsewhere).
 
 from __future__ import annotations
 
-from bot.core import daily, quiz
 from bot.core.context import Context
+from bot.core.daily.answering import answer_daily
 from bot.core.messages import Outgoing
-from bot.core.mock import answer_running_mock
+from bot.core.mock.running import answer_running_mock
+from bot.core.quiz.live import answer_live
+from bot.core.quiz.personal import answer_personal
 
 
 def route_answer(ctx: Context, text: str) -> list[Outgoing]:
@@ -28,14 +30,14 @@ def route_answer(ctx: Context, text: str) -> list[Outgoing]:
     if ctx.event.thread:
         prompt = ctx.uow.daily.by_message_ref(ctx.channel, ctx.event.thread)
         if prompt is not None:
-            return daily.answer_daily(ctx, text, prompt)
+            return answer_daily(ctx, text, prompt)
     running = answer_running_mock(ctx, text)
     if running is not None:
         return running
     live = ctx.uow.quizzes.open_live(ctx.workspace, ctx.channel)
     if live is not None:
-        return quiz.answer_live(ctx, live, text)
+        return answer_live(ctx, live, text)
     session = ctx.uow.quizzes.open_for_user(ctx.workspace, ctx.user)
     if session is not None:
-        return quiz.answer_personal(ctx, session, text)
-    return daily.answer_daily(ctx, text)
+        return answer_personal(ctx, session, text)
+    return answer_daily(ctx, text)

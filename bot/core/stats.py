@@ -12,7 +12,7 @@ from bot.core.context import Context
 from bot.core.errors import NotFound, UserError
 from bot.core.messages import Attachment, Card, Delivery, Field, Outgoing
 from bot.core.model import User, Workspace
-from bot.core.quiz import topic_scores
+from bot.core.quiz.personal import topic_scores
 from bot.core.timezones import zone
 
 CALENDAR_WEEKS = 26

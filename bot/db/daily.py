@@ -19,10 +19,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from bot.core.clock import Clock
-from bot.core.errors import ConfigError
-from bot.core.messages import Outgoing, to_payload
-from bot.core.model import Channel, DailyPrompt, User, Workspace
-from bot.core.schedule import (
+from bot.core.daily.schedule import (
     DAY_NAMES,
     DueChannel,
     DueReveal,
@@ -30,6 +27,9 @@ from bot.core.schedule import (
     RevealStats,
     Schedule,
 )
+from bot.core.errors import ConfigError
+from bot.core.messages import Outgoing, to_payload
+from bot.core.model import Channel, DailyPrompt, User, Workspace
 from bot.core.streaks import DayMark, NudgeTarget, StreakState
 from bot.db.models import (
     ActivityDayRow,

@@ -15,7 +15,7 @@ from sqlalchemy import delete, func, or_, select, update
 from sqlalchemy.orm import Session
 
 from bot.core.clock import Clock
-from bot.core.mock_model import (
+from bot.core.mock.model import (
     ACTIVE,
     CANCELLED,
     DEBRIEF,

@@ -10,7 +10,7 @@ from sqlalchemy import func, select, update
 from sqlalchemy.exc import IntegrityError
 
 from bot.core.model import Attempt, Channel, User, Workspace
-from bot.core.quiz import LIVE, OPEN, NewQuiz, QuizSession
+from bot.core.quiz.model import LIVE, OPEN, NewQuiz, QuizSession
 from bot.core.srs import ReviewCard
 from bot.db.models import AttemptRow, ChannelRow, QuizSessionRow, ReviewCardRow, WorkspaceRow
 from bot.db.repositories import _attempt, _channel, _Repo, _workspace

@@ -23,10 +23,10 @@ import discord
 from discord import app_commands
 
 from bot.core.commands import COMMANDS, CommandSpec
-from bot.core.mock import MAX_BOX, MIN_BOX
-from bot.core.mock_model import FORMATS, LOOP
-from bot.core.mock_time import DAY_NAMES
-from bot.core.quiz import MAX_N
+from bot.core.mock.model import FORMATS, LOOP
+from bot.core.mock.parsing import MAX_BOX, MIN_BOX
+from bot.core.mock.times import DAY_NAMES
+from bot.core.quiz.common import MAX_N
 from bot.core.teams import MAX_NAME
 
 log = logging.getLogger(__name__)

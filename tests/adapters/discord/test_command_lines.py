@@ -23,8 +23,8 @@ from bot.adapters.discord.http import parse_interaction
 from bot.adapters.discord.translate import event_from_interaction
 from bot.core.commands import COMMANDS
 from bot.core.leaderboard import BoardQuery, parse_query
-from bot.core.mock import DEFAULT_BOX, MAX_BOX, MIN_BOX, ScheduleRequest, parse_schedule
-from bot.core.mock_model import FORMATS, LOOP
+from bot.core.mock.model import FORMATS, LOOP
+from bot.core.mock.parsing import DEFAULT_BOX, MAX_BOX, MIN_BOX, ScheduleRequest, parse_schedule
 from bot.core.stats import _MENTION as STATS_MENTION
 from tests.adapters.discord import payloads as p
 

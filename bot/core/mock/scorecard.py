@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from bot.core.bank import QuestionBank
 from bot.core.messages import Card, Field
-from bot.core.mock_model import ANSWERED, ROUND_TITLES, TIMED_OUT, VOTE_VALUE, VOTES, Mock, Round
+from bot.core.mock.model import ANSWERED, ROUND_TITLES, TIMED_OUT, VOTE_VALUE, VOTES, Mock, Round
 
 STRONG_COVERAGE = 0.8
 WEAK_COVERAGE = 0.35

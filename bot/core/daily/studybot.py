@@ -1,0 +1,111 @@
+"""``/studybot``: a channel's daily schedule (changes are for admins) and the acting user's
+nudges.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from datetime import timedelta
+
+from bot.core.context import Context
+from bot.core.daily.choosing import eligible
+from bot.core.daily.posting import ensure_schedule
+from bot.core.daily.schedule import (
+    Schedule,
+    describe,
+    parse_schedule_args,
+    parse_skip_date,
+)
+from bot.core.errors import UserError
+from bot.core.messages import Card, Delivery, Outgoing, say
+from bot.core.streaks import nudges_setting
+
+# -- /studybot ----------------------------------------------------------------------------
+
+STUDYBOT_USAGE = (
+    "Usage: /studybot schedule [TIME] [ZONE] [DAYS] [topics=A,B] [roles=eng|pm|any] "
+    "[mix=1:2,2:2,3:1] [reveal=8h] · /studybot schedule show|pause|resume|skip [DATE] · "
+    "/studybot nudges on|off"
+)
+
+
+def _reply(ctx: Context, lines: Sequence[str], title: str = "") -> list[Outgoing]:
+    return [
+        Outgoing(
+            Delivery.PRIVATE,
+            ctx.user.external_id,
+            Card(title=title, blocks=("\n".join(lines),)),
+            channel=ctx.channel.external_id,
+        )
+    ]
+
+
+def _save_schedule(ctx: Context, schedule: Schedule) -> Schedule:
+    saved = ctx.uow.schedules.save(schedule.with_next(ctx.now))
+    if saved.next_post_at is not None:
+        # Changing the schedule never lets an open prompt's reveal slip past the next post.
+        ctx.uow.daily.clamp_reveals(ctx.channel, saved.next_post_at - timedelta(minutes=1))
+    return saved
+
+
+def studybot_command(ctx: Context, args: str) -> list[Outgoing]:
+    """``/studybot``: channel schedules (admins) and the acting user's nudges."""
+    words = args.split()
+    if not words or words[0].lower() in ("help", "?"):
+        return [say(ctx.user.external_id, STUDYBOT_USAGE, channel=ctx.channel.external_id)]
+    area, rest = words[0].lower(), words[1:]
+    if area == "nudges":
+        return nudges_setting(ctx, rest)
+    if area != "schedule":
+        raise UserError(f"I don't know /studybot {area[:30]}. {STUDYBOT_USAGE}")
+    verb = rest[0].lower() if rest else "show"
+    if verb == "show":
+        if len(rest) > 1:
+            raise UserError("Usage: /studybot schedule show")
+        schedule = ctx.uow.schedules.get(ctx.channel)
+        if schedule is None:
+            return _reply(
+                ctx,
+                [
+                    "This channel has no schedule yet: the first /daily starts the default "
+                    "(09:00 on weekdays, every topic).",
+                    STUDYBOT_USAGE,
+                ],
+            )
+        return _reply(ctx, describe(schedule, ctx.now), title=f"Schedule of #{ctx.channel.name}")
+    if not ctx.is_admin:
+        raise UserError("Only workspace admins can change a channel's schedule.")
+    schedule = ensure_schedule(ctx)
+    if verb == "pause":
+        _save_schedule(ctx, replace(schedule, paused=True))
+        return _reply(ctx, ["Paused: no daily question until /studybot schedule resume."])
+    if verb == "resume":
+        saved = _save_schedule(ctx, replace(schedule, paused=False))
+        return _reply(ctx, ["Resumed.", *describe(saved, ctx.now)])
+    if verb == "skip":
+        day = parse_skip_date(" ".join(rest[1:]), schedule, ctx.now)
+        today = schedule.local_date_of(ctx.now)
+        if day < today:
+            raise UserError(f"{day.isoformat()} is in the past; skip a day from today on.")
+        if day > today + timedelta(days=366):
+            raise UserError("Skip dates can be at most a year ahead.")
+        kept = frozenset(d for d in schedule.skip_dates if d >= today) | {day}
+        if len(kept) > 60:
+            raise UserError("That is too many skipped days; remove the schedule's days instead.")
+        saved = _save_schedule(ctx, replace(schedule, skip_dates=kept))
+        note = ""
+        if ctx.uow.daily.for_date(ctx.channel, day) is not None:
+            note = " Today's question is already posted; it stays."
+        return _reply(
+            ctx,
+            [
+                f"No daily question on {day.strftime('%a %d %b %Y')}.{note}",
+                *describe(saved, ctx.now),
+            ],
+        )
+    updated = parse_schedule_args(schedule, rest, ctx.bank.topics())
+    if not eligible(ctx.bank, updated):
+        raise UserError("No question matches those topics and roles; widen them.")
+    saved = _save_schedule(ctx, updated)
+    return _reply(ctx, ["Schedule saved.", *describe(saved, ctx.now)])

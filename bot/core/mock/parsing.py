@@ -1,0 +1,122 @@
+"""Reading the words of ``/mock``: WHEN with its peer, format and time box, votes, ids."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from bot.core.context import Context
+from bot.core.errors import UserError
+from bot.core.mock.model import (
+    FORMATS,
+    LOOP,
+    Mock,
+)
+from bot.core.model import User
+
+DEFAULT_BOX = 8  # minutes per round
+MIN_BOX, MAX_BOX = 3, 30
+
+
+_MENTION = re.compile(r"^<@!?([A-Za-z0-9]+)(?:\|[^>]*)?>$")
+_VOTE_WORDS = {
+    "strongno": "sn",
+    "sn": "sn",
+    "no": "n",
+    "n": "n",
+    "yes": "y",
+    "y": "y",
+    "strongyes": "sy",
+    "sy": "sy",
+}
+
+
+def parse_id(text: str) -> int:
+    raw = text.strip().lstrip("#")
+    if not raw.isdigit() or len(raw) > 12:
+        raise UserError(f"{text.strip()[:20]!r} is not a mock id. /mock list shows yours.")
+    return int(raw)
+
+
+# -- parsing -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ScheduleRequest:
+    when: str
+    peer: str | None
+    format: str
+    box: int
+
+
+def _parse_box(value: str) -> int:
+    digits = value.lower().removesuffix("min").removesuffix("m")
+    if not digits.isdigit() or not MIN_BOX <= int(digits) <= MAX_BOX:
+        raise UserError(f"A round's time box is {MIN_BOX} to {MAX_BOX} minutes, e.g. box=10m.")
+    return int(digits)
+
+
+def parse_schedule(text: str) -> ScheduleRequest:
+    """``WHEN [with @PEER] [FORMAT] [box=Nm]`` in any order around WHEN."""
+    words: list[str] = []
+    box = DEFAULT_BOX
+    for token in text.split():
+        key, eq, value = token.partition("=")
+        if eq and key.lower() in ("box", "minutes"):
+            box = _parse_box(value)
+        else:
+            words.append(token)
+    peer: str | None = None
+    lowered = [w.lower() for w in words]
+    if "with" in lowered:
+        at = lowered.index("with")
+        if at + 1 >= len(words):
+            raise UserError("With whom? Mention them: /mock schedule Fri 15:00 with @bob.")
+        peer = words[at + 1]
+        del words[at : at + 2]
+    fmt = LOOP
+    if words and words[-1].lower() in FORMATS:
+        fmt = words.pop().lower()
+    elif words and words[0].lower() in FORMATS:
+        fmt = words.pop(0).lower()
+    return ScheduleRequest(" ".join(words), peer, fmt, box)
+
+
+def resolve_peer(ctx: Context, token: str) -> User:
+    """A mention (Slack ``<@U…>``, Discord ``<@…>``) or ``@name`` of someone in the workspace."""
+    mention = _MENTION.match(token)
+    if mention is not None:
+        peer = ctx.uow.users.ensure(ctx.workspace, mention.group(1))
+    else:
+        name = token.lstrip("@")
+        if not name or len(name) > 80:
+            raise UserError("With whom? Mention them: /mock schedule Fri 15:00 with @bob.")
+        found = ctx.uow.mocks.find_user(ctx.workspace, name)
+        if found is None:
+            raise UserError(
+                f"I don't know {name!r} here yet. Mention them (@name) so the platform "
+                "tells me who they are, or ask them to say hello to the bot first."
+            )
+        peer = found
+    if peer.id == ctx.user.id:
+        raise UserError("You can't interview yourself: leave out 'with' for a solo mock.")
+    return peer
+
+
+def parse_vote(words: list[str]) -> tuple[str, list[str]]:
+    """The vote at the head of ``words`` (``strong no`` may be two words) and the rest."""
+    if not words:
+        raise UserError("Vote strong-no, no, yes or strong-yes.")
+    first = words[0].lower().replace("-", "").replace("_", "")
+    if first == "strong" and len(words) > 1:
+        first, words = "strong" + words[1].lower(), words[1:]
+    code = _VOTE_WORDS.get(first)
+    if code is None:
+        raise UserError(f"{words[0][:20]!r} is not a vote. Vote strong-no, no, yes or strong-yes.")
+    return code, words[1:]
+
+
+def parse_round(text: str, mock: Mock) -> int:
+    if not text.isdigit() or not 1 <= int(text) <= mock.rounds_total:
+        raise UserError(f"Mock #{mock.id} has rounds 1 to {mock.rounds_total}.")
+    return int(text) - 1

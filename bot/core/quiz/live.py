@@ -1,0 +1,352 @@
+"""Live rounds in a channel (``/quiz live [topic] [n]``).
+
+The bot posts questions in the channel with a countdown; the first correct answer scores
+(difficulty-weighted, plus a speed bonus); each person gets one answer per question; the
+round ends after n questions or two in a row that nobody answered, with a standings card.
+Its clock-driven steps are the ``LiveQuizJob``.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from bot.core.answers import AnswerKind, AnswerTo, grade_answer, record_answer
+from bot.core.content import Question
+from bot.core.context import Context, Services
+from bot.core.daily.answering import points_for
+from bot.core.errors import UserError
+from bot.core.grading import Grade
+from bot.core.messages import Card, Delivery, Outgoing, say
+from bot.core.model import Channel, Workspace
+from bot.core.ports import UnitOfWork
+from bot.core.quiz.common import (
+    QuizRequest,
+    answer_form,
+    open_session,
+    parse_request,
+    question_card,
+    shuffle_key,
+)
+from bot.core.quiz.model import DONE, LIVE, OPEN, NewQuiz, QuizSession
+
+LIVE_SECONDS = 30
+LIVE_MAX_MISSES = 2
+SPEED_BONUS = 0.5  # an instant answer earns up to half the base points again
+
+
+# -- live rounds -----------------------------------------------------------------------------
+
+
+def parse_live(args: str, topics: list[str]) -> QuizRequest:
+    request = parse_request(args, topics)
+    if request.difficulty is not None:
+        raise UserError("Live rounds mix difficulties: /quiz live [TOPIC] [N].")
+    return request
+
+
+def start_live(ctx: Context, args: str) -> list[Outgoing]:
+    """Start a live round in the channel and queue its first question."""
+    request = parse_live(args, ctx.bank.topics())
+    if ctx.event.is_dm:
+        raise UserError("Live rounds run in a channel: start one there with /quiz live.")
+    running = ctx.uow.quizzes.open_live(ctx.workspace, ctx.channel)
+    if running is not None:
+        raise UserError(
+            f"A live round is already running here (question {running.position + 1} of "
+            f"{len(running.question_ids)}). Join in: answer with /answer TEXT."
+        )
+    pool = [
+        q
+        for q in ctx.bank.all()
+        if q.kind != "open" and (request.topic is None or q.topic == request.topic)
+    ]
+    if not pool:
+        raise UserError("No questions fit a live round on that topic. Try another one.")
+    now = ctx.now
+    seed = f"{ctx.channel.id}:{now.isoformat()}"
+    ids = [q.id for q in sorted(pool, key=lambda q: shuffle_key(seed, q.id))[: request.n]]
+    session = ctx.uow.quizzes.start(
+        ctx.workspace,
+        NewQuiz(
+            ctx.user,
+            ctx.channel,
+            LIVE,
+            request.topic,
+            tuple(ids),
+            now,
+            now + timedelta(seconds=LIVE_SECONDS),
+            {"seconds": LIVE_SECONDS, "misses": 0},
+            f"live:{ctx.channel.id}",
+        ),
+        now,
+    )
+    if session is None:
+        raise UserError("A live round is already running here. Join in: /answer TEXT.")
+    about = f" on {request.topic}" if request.topic else ""
+    _post(
+        ctx.uow,
+        ctx.workspace,
+        ctx.channel,
+        Card(
+            title="Live quiz",
+            blocks=(
+                f"{ctx.user.display} started a live round{about}: {len(ids)} question"
+                f"{'s' * (len(ids) != 1)}, {LIVE_SECONDS} s each. The first correct answer "
+                "scores, faster scores more; one answer per person per question.",
+            ),
+        ),
+        f"live:{session.id}:start",
+        now,
+    )
+    _post_live_question(ctx.uow, ctx.services, ctx.workspace, ctx.channel, session, now)
+    return []
+
+
+def _post(
+    uow: UnitOfWork,
+    workspace: Workspace,
+    channel: Channel,
+    card: Card,
+    key: str,
+    now: datetime,
+    tags: dict[str, str] | None = None,
+) -> None:
+    message = Outgoing(Delivery.CHANNEL, channel.external_id, card, key=key, tags=tags or {})
+    uow.outbox.add(workspace, workspace.platform, message, key, now)
+
+
+def _post_live_question(
+    uow: UnitOfWork,
+    services: Services,
+    workspace: Workspace,
+    channel: Channel,
+    session: QuizSession,
+    now: datetime,
+) -> None:
+    question = services.bank.get(session.current or "")
+    if question is None:
+        return
+    seconds = int(session.data.get("seconds", LIVE_SECONDS))
+    card = question_card(
+        question,
+        f"Live quiz · question {session.position + 1} of {len(session.question_ids)}",
+        f"live:{session.id}:{session.position}",
+        f"First correct answer scores · {seconds} s",
+    )
+    _post(uow, workspace, channel, card, f"live:{session.id}:{session.position}:ask", now)
+
+
+def live_points(question: Question, result: Grade, elapsed: float, seconds: float) -> int:
+    """Difficulty-weighted points plus a speed bonus of up to ``SPEED_BONUS`` of them."""
+    base = points_for(question, result)
+    left = max(0.0, min(1.0, 1 - elapsed / seconds)) if seconds > 0 else 0.0
+    return base + round(base * SPEED_BONUS * left)
+
+
+def answer_live(
+    ctx: Context, session: QuizSession, answer: str, position: int | None = None
+) -> list[Outgoing]:
+    """One person's answer to the live question: the first correct one scores and moves on."""
+    if position is not None and position != session.position:
+        raise UserError("That question is closed.")
+    now = ctx.now
+    if session.due_at is not None and now >= session.due_at:
+        raise UserError("Time is up for this question.")
+    question = ctx.bank.get(session.current or "")
+    if question is None:
+        raise UserError("That question is closed.")
+    if any(a.user_id == ctx.user.id for a in ctx.uow.quizzes.answers(session, question.id)):
+        raise UserError("You already answered this one: wait for the next question.")
+    result = grade_answer(ctx, question, answer)
+    seconds = float(session.data.get("seconds", LIVE_SECONDS))
+    elapsed = (now - session.asked_at).total_seconds() if session.asked_at else seconds
+    moved: QuizSession | None = None
+    finished = False
+    if result.verdict.value == "correct":
+        finished = session.position + 1 >= len(session.question_ids)
+        moved = ctx.uow.quizzes.move(
+            session,
+            position=session.position + 1,
+            asked_at=now,
+            due_at=None if finished else now + timedelta(seconds=seconds),
+            data={**session.data, "misses": 0},
+            status=DONE if finished else OPEN,
+            now=now,
+        )
+    points = live_points(question, result, elapsed, seconds) if moved is not None else 0
+    recorded = record_answer(
+        ctx,
+        answer,
+        result,
+        AnswerTo(
+            AnswerKind.LIVE,
+            question,
+            quiz_session_id=session.id,
+            asked_at=session.asked_at,
+            points=points,
+        ),
+        now,
+    )
+    streak = recorded.streak_note
+    if moved is None:
+        text = (
+            "Right, but someone was faster."
+            if result.verdict.value == "correct"
+            else "Not quite. One answer per question: wait for the next one."
+        )
+        text = f"{text} {streak}".strip()
+        return [say(ctx.user.external_id, text, channel=ctx.channel.external_id)]
+    base = points_for(question, result)
+    _post(
+        ctx.uow,
+        ctx.workspace,
+        ctx.channel,
+        Card(
+            blocks=(
+                f"✅ {ctx.user.display} got it in {elapsed:.0f} s: +{points} "
+                f"({base} + {points - base} speed bonus).",
+                f"The answer: {question.answer_text}.",
+            ),
+        ),
+        f"live:{session.id}:{session.position}:won",
+        now,
+    )
+    if finished:
+        _post_standings(ctx.uow, ctx.services, ctx.workspace, ctx.channel, moved, now, "")
+    else:
+        _post_live_question(ctx.uow, ctx.services, ctx.workspace, ctx.channel, moved, now)
+    text = f"Correct! +{points} points. {streak}".strip()
+    return [say(ctx.user.external_id, text, channel=ctx.channel.external_id)]
+
+
+def standings(uow: UnitOfWork, workspace: Workspace, session: QuizSession) -> list[str]:
+    """Lines of the round's standings: points, then correct answers; ties share a rank."""
+    totals: dict[int, list[int]] = defaultdict(lambda: [0, 0])
+    for attempt in uow.quizzes.answers(session):
+        t = totals[attempt.user_id]
+        t[0] += attempt.points
+        t[1] += attempt.points > 0
+    names = {}
+    for user_id in totals:
+        user = uow.users.get(workspace, user_id)
+        names[user_id] = user.display if user else "someone"
+    order = sorted(totals, key=lambda u: (-totals[u][0], -totals[u][1], names[u].casefold()))
+    lines: list[str] = []
+    rank = 0
+    previous: tuple[int, int] | None = None
+    for i, user_id in enumerate(order):
+        key = (totals[user_id][0], totals[user_id][1])
+        if key != previous:
+            rank, previous = i + 1, key
+        won = totals[user_id][1]
+        lines.append(f"{rank}. {names[user_id]} · {totals[user_id][0]} pts · {won} won")
+    return lines
+
+
+def _post_standings(
+    uow: UnitOfWork,
+    services: Services,
+    workspace: Workspace,
+    channel: Channel,
+    session: QuizSession,
+    now: datetime,
+    why: str,
+) -> None:
+    lines = standings(uow, workspace, session)
+    blocks = [why] if why else []
+    blocks.append("\n".join(lines) if lines else "Nobody answered this time.")
+    _post(
+        uow,
+        workspace,
+        channel,
+        Card(
+            title="Live quiz · final standings",
+            blocks=tuple(blocks),
+            footer="Points count on /leaderboard. Start another round with /quiz live.",
+        ),
+        f"live:{session.id}:end",
+        now,
+        {"quiz": str(session.id)},
+    )
+
+
+def time_out(
+    uow: UnitOfWork,
+    services: Services,
+    workspace: Workspace,
+    channel: Channel,
+    session: QuizSession,
+    now: datetime,
+) -> int:
+    """The countdown of the live question ran out: reveal, then the next question or the end."""
+    question = services.bank.get(session.current or "")
+    answered = bool(uow.quizzes.answers(session, session.current)) if session.current else False
+    misses = 0 if answered else int(session.data.get("misses", 0)) + 1
+    seconds = int(session.data.get("seconds", LIVE_SECONDS))
+    finished = misses >= LIVE_MAX_MISSES or session.position + 1 >= len(session.question_ids)
+    moved = uow.quizzes.move(
+        session,
+        position=session.position + 1,
+        asked_at=now,
+        due_at=None if finished else now + timedelta(seconds=seconds),
+        data={**session.data, "misses": misses},
+        status=DONE if finished else OPEN,
+        now=now,
+    )
+    if moved is None:
+        return 0
+    reveal = f" The answer: {question.answer_text}." if question else ""
+    _post(
+        uow,
+        workspace,
+        channel,
+        Card(blocks=(f"⏰ Time's up: nobody got it.{reveal}",)),
+        f"live:{session.id}:{session.position}:timeout",
+        now,
+    )
+    if finished:
+        why = (
+            "Two questions in a row went unanswered, so the round ends here."
+            if misses >= LIVE_MAX_MISSES
+            else ""
+        )
+        _post_standings(uow, services, workspace, channel, moved, now, why)
+    else:
+        _post_live_question(uow, services, workspace, channel, moved, now)
+    return 1
+
+
+@dataclass
+class LiveQuizJob:
+    """The live rounds' countdowns: each question whose time ran out is closed."""
+
+    name: str = "live-quiz"
+    batch: int = field(default=100)
+
+    def next_due(self, uow: UnitOfWork) -> datetime | None:
+        return uow.quizzes.live_next_due()
+
+    def run(self, uow: UnitOfWork, services: Services, now: datetime) -> int:
+        done = 0
+        for workspace, channel, session in uow.quizzes.live_due(now)[: self.batch]:
+            done += time_out(uow, services, workspace, channel, session, now)
+        return done
+
+
+def live_action(ctx: Context, parts: list[str], text: str) -> list[Outgoing]:
+    """Buttons of a live question: ``live:<id>:<position>:<letter>|form|submit``."""
+    if len(parts) != 4 or not parts[2].isdigit():
+        raise UserError("That button is no longer valid.")
+    session = open_session(ctx, parts[1])
+    if session.mode != LIVE or session.channel_id != ctx.channel.id:
+        raise UserError("That button is no longer valid.")
+    position = int(parts[2])
+    if parts[3] == "form":
+        if position != session.position:
+            raise UserError("That question is closed.")
+        question = ctx.bank.get(session.current or "")
+        return answer_form(ctx, question, f"live:{session.id}:{position}:submit")
+    answer = text if parts[3] == "submit" else parts[3]
+    return answer_live(ctx, session, answer, position)
