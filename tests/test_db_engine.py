@@ -5,6 +5,7 @@ from __future__ import annotations
 from sqlalchemy import func, select
 
 from bot.core.clock import SimulatedClock
+from bot.core.model import WORKSPACES
 from bot.db import migrate
 from bot.db.engine import make_engine, make_session_factory
 from bot.db.models import WorkspaceRow
@@ -18,7 +19,7 @@ def test_a_write_made_inside_a_savepoint_is_undone_by_the_rollback(
     migrate.upgrade(engine)
     factory = make_session_factory(engine)
     with SqlUnitOfWork(factory, clock) as uow:
-        uow.workspaces.ensure("console", "w1")  # the first write happens in a savepoint
+        uow[WORKSPACES].ensure("console", "w1")  # the first write happens in a savepoint
         uow.rollback()
     with factory() as session:
         assert session.scalar(select(func.count()).select_from(WorkspaceRow)) == 0
@@ -30,10 +31,10 @@ def test_a_committed_unit_of_work_keeps_its_writes(db_url: str, clock: Simulated
     migrate.upgrade(engine)
     factory = make_session_factory(engine)
     with SqlUnitOfWork(factory, clock) as uow:
-        uow.workspaces.ensure("console", "w1")
+        uow[WORKSPACES].ensure("console", "w1")
         uow.commit()
     with SqlUnitOfWork(factory, clock) as uow:
-        assert uow.workspaces.ensure("console", "w1").external_id == "w1"
+        assert uow[WORKSPACES].ensure("console", "w1").external_id == "w1"
     with factory() as session:
         assert session.scalar(select(func.count()).select_from(WorkspaceRow)) == 1
     engine.dispose()

@@ -10,7 +10,9 @@ from sqlalchemy import select
 
 from bot.bootstrap import App
 from bot.core.clock import SimulatedClock
+from bot.core.daily.schedule import DAILY
 from bot.core.messages import Card, Delivery, Outgoing
+from bot.core.model import WORKSPACES
 from bot.db.models import OutboxRow, WorkspaceRow
 from bot.delivery import OutboxDeliverer, RetryLater
 from tests.conftest import START
@@ -52,8 +54,8 @@ class LimitedPlatform:
 
 def queue(app: App, messages: list[Outgoing]) -> int:
     with app.uow() as uow:
-        ws = uow.workspaces.ensure("slack", "T1")
-        added = uow.daily.queue([(ws.id, "slack", m) for m in messages], app.clock.now())
+        ws = uow[WORKSPACES].ensure("slack", "T1")
+        added = uow[DAILY].queue([(ws.id, "slack", m) for m in messages], app.clock.now())
         uow.commit()
     return added
 

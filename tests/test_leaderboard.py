@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -13,15 +14,22 @@ from zoneinfo import ZoneInfo
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 
 from bot.bootstrap import App
 from bot.core import leaderboard
 from bot.core.clock import SimulatedClock
 from bot.core.errors import UserError
-from bot.core.leaderboard import KINDS, parse_query, period_keys, period_of, ranked
-from bot.core.model import Attempt, User, Workspace
-from bot.db.models import AttemptRow, ChannelScheduleRow, DailyPromptRow, PointsBucketRow
+from bot.core.leaderboard import KINDS, LEADERBOARD, parse_query, period_keys, period_of, ranked
+from bot.core.model import ATTEMPTS, CHANNELS, USERS, WORKSPACES, Attempt, User, Workspace
+from bot.core.teams import TEAMS
+from bot.db.models import (
+    AttemptRow,
+    ChannelScheduleRow,
+    DailyPromptRow,
+    PointsBucketRow,
+    WorkspaceRow,
+)
 from tests.support import row_counts
 from tests.test_quiz import BANK, RIGHT, chat_for, running_app
 
@@ -40,18 +48,22 @@ def workspace_and_users(
     app: App, names: list[str], tz: str = "UTC"
 ) -> tuple[Workspace, list[User]]:
     with app.uow() as uow:
-        ws = uow.workspaces.ensure("console", "console")
-        if tz != "UTC":
-            ws = uow.workspaces.set_timezone(ws, tz)
-        users = [uow.users.ensure(ws, n, n) for n in names]
+        ws = uow[WORKSPACES].ensure("console", "console")
+        users = [uow[USERS].ensure(ws, n, n) for n in names]
         uow.commit()
+    if tz != "UTC":  # no command sets a workspace's zone: an operator writes it
+        with app.session_factory() as session, session.begin():
+            session.execute(
+                update(WorkspaceRow).where(WorkspaceRow.id == ws.id).values(timezone=tz)
+            )
+        ws = replace(ws, timezone=tz)
     return ws, users
 
 
 def score(app: App, ws: Workspace, user: User, points: int, when: datetime) -> None:
     """A scored answer as a live round records it: the attempt and its points, together."""
     with app.uow() as uow:
-        uow.attempts.add(
+        uow[ATTEMPTS].add(
             Attempt(
                 user.id, ws.id, "cuda-1", "A", 1.0, "correct", "", "1", "h", when, points=points
             )
@@ -148,11 +160,11 @@ def test_aggregates_equal_a_scan_of_the_attempts_on_random_data(
     teams: dict[int, set[int]] = {}
     with any_app.uow() as uow:
         for t in range(3):
-            team = uow.teams.create(ws, f"Team {t}", f"team {t}", users[t])
+            team = uow[TEAMS].create(ws, f"Team {t}", f"team {t}", users[t])
             assert team is not None
             members = {users[t].id}
             for user in rng.sample(users, 5):
-                if uow.teams.join(team, user, clock.now()):
+                if uow[TEAMS].join(team, user, clock.now()):
                     members.add(user.id)
             teams[team.id] = members
         uow.commit()
@@ -164,10 +176,10 @@ def test_aggregates_equal_a_scan_of_the_attempts_on_random_data(
         for kind in KINDS:
             period = period_of(kind, probe, tz)
             with any_app.uow() as uow:
-                rows = uow.leaderboard.top(ws, period.key, 1000)
-                team_scores = {s.team_id: s for s in uow.leaderboard.teams(ws, period.key)}
+                rows = uow[LEADERBOARD].top(ws, period.key, 1000)
+                team_scores = {s.team_id: s for s in uow[LEADERBOARD].teams(ws, period.key)}
                 for row in rows:
-                    above = uow.leaderboard.count_above(ws, period.key, row.points)
+                    above = uow[LEADERBOARD].count_above(ws, period.key, row.points)
                     assert above == sum(1 for r in rows if r.points > row.points)
             expected = naive_board(any_app, ws, period.start, period.end, None)
             assert {r.user_id: r.points for r in rows} == expected
@@ -275,7 +287,7 @@ def test_the_week_recap_is_posted_in_scheduled_channels_when_the_week_ends(
     ws, (a, b) = workspace_and_users(any_app, ["ann", "bea"], tz="Europe/Berlin")
     chat = chat_for(any_app, "ann")
     with any_app.uow() as uow:
-        channel = uow.channels.ensure(ws, "general")
+        channel = uow[CHANNELS].ensure(ws, "general")
         uow.commit()
     with any_app.session_factory() as session, session.begin():
         session.add(

@@ -21,6 +21,8 @@ from bot.core.clock import SimulatedClock
 from bot.core.content import load_pack
 from bot.core.messages import Delivery, Outgoing
 from bot.core.mock.jobs import MockReminderJob
+from bot.core.mock.model import MOCKS
+from bot.core.model import WORKSPACES
 from bot.db.models import MockInterviewRow, OutboxRow, ReminderRow
 from tests.support import Transcript, row_counts
 
@@ -377,14 +379,14 @@ def test_a_reminder_due_while_its_mock_is_being_cancelled_is_skipped(
     mchat.send("/mock schedule tomorrow 3pm")
     mclock.set(datetime(2026, 12, 1, 14, 0, tzinfo=UTC))
     with mapp.uow() as cancelling:
-        workspace = cancelling.workspaces.ensure("console", "console")
-        mock = cancelling.mocks.get(workspace, 1, lock=True)
+        workspace = cancelling[WORKSPACES].ensure("console", "console")
+        mock = cancelling[MOCKS].get(workspace, 1, lock=True)
         assert mock is not None
         assert _claim_reminders_now(mapp) == 0  # skipped: the row is locked
         from bot.core.mock.model import CANCELLED, MockChanges
 
-        cancelling.mocks.change(mock, MockChanges(status=CANCELLED, clear_next=True), START)
-        cancelling.mocks.cancel_reminders(mock)
+        cancelling[MOCKS].change(mock, MockChanges(status=CANCELLED, clear_next=True), START)
+        cancelling[MOCKS].cancel_reminders(mock)
         cancelling.commit()
     assert _claim_reminders_now(mapp) == 0
     assert reminders(mapp)[0][2:] == (False, True)  # never sent, cancelled

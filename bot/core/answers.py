@@ -27,7 +27,8 @@ from bot.core.content import Question
 from bot.core.context import Context
 from bot.core.errors import UserError
 from bot.core.grading import Grade
-from bot.core.model import Attempt
+from bot.core.model import ATTEMPTS, Attempt
+from bot.core.srs import REVIEWS
 from bot.core.streaks import StreakUpdate, record_activity, streak_note
 
 
@@ -105,7 +106,7 @@ def record_answer(
     if to.points and to.kind is AnswerKind.DAILY and not to.scored:
         raise ValueError("a practice answer to a daily prompt earns no points")
     question = to.question
-    attempt = ctx.uow.attempts.add(
+    attempt = ctx.uow[ATTEMPTS].add(
         Attempt(
             user_id=ctx.user.id,
             workspace_id=ctx.workspace.id,
@@ -132,7 +133,7 @@ def record_answer(
 def _review(
     ctx: Context, question: Question, result: Grade, asked_at: datetime | None, now: datetime
 ) -> srs.ReviewCard:
-    card = ctx.uow.reviews.get(ctx.user, question.id)
+    card = ctx.uow[REVIEWS].get(ctx.user, question.id)
     seconds = (now - asked_at).total_seconds() if asked_at else None
     rating = srs.rating_for(
         result.verdict.value,
@@ -142,5 +143,5 @@ def _review(
     new_card = srs.review(
         card, user=ctx.user, question_id=question.id, rating=rating, now=now, zone=ctx.user_zone
     )
-    ctx.uow.reviews.save(new_card)
+    ctx.uow[REVIEWS].save(new_card)
     return new_card

@@ -16,6 +16,7 @@ from bot.core.context import Context, Services
 from bot.core.errors import UserError
 from bot.core.events import Event, EventKind
 from bot.core.messages import Outgoing, say
+from bot.core.model import CHANNELS, USERS, WORKSPACES
 from bot.core.ports import UnitOfWork
 from bot.core.router import route_answer
 
@@ -44,9 +45,9 @@ class StudyBot:
             return [say(event.user, str(err), channel=event.channel)]
 
     def _context(self, uow: UnitOfWork, event: Event) -> Context:
-        workspace = uow.workspaces.ensure(event.platform, event.workspace)
-        user = uow.users.ensure(workspace, event.user, event.user_name, event.user_tz)
-        channel = uow.channels.ensure(workspace, event.channel)
+        workspace = uow[WORKSPACES].ensure(event.platform, event.workspace)
+        user = uow[USERS].ensure(workspace, event.user, event.user_name, event.user_tz)
+        channel = uow[CHANNELS].ensure(workspace, event.channel)
         return Context(uow, self.services, event, workspace, user, channel)
 
     def _route(self, ctx: Context) -> list[Outgoing]:

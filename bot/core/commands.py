@@ -13,6 +13,7 @@ from bot.core.daily.studybot import studybot_command
 from bot.core.errors import UserError
 from bot.core.messages import Card, Delivery, Outgoing, say
 from bot.core.mock.commands import mock_action, mock_command
+from bot.core.model import USERS
 from bot.core.quiz.live import live_action
 from bot.core.quiz.personal import quiz_action, quiz_command, review_command
 from bot.core.router import route_answer
@@ -54,7 +55,7 @@ def _tz(ctx: Context, args: str) -> list[Outgoing]:
             )
         ]
     name = parse_zone(args)
-    ctx.user = ctx.uow.users.set_timezone(ctx.user, name)
+    ctx.user = ctx.uow[USERS].set_timezone(ctx.user, name)
     local = ctx.now.astimezone(ctx.user_zone).strftime("%a %d %b %H:%M")
     return [
         say(

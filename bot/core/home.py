@@ -16,13 +16,16 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from bot.core.context import Context
-from bot.core.leaderboard import period_of, ranked_teams
+from bot.core.leaderboard import LEADERBOARD, period_of, ranked_teams
 from bot.core.messages import Card, Delivery, Field, Outgoing
 from bot.core.mock.common import zone_of
-from bot.core.mock.model import PROPOSED, UPCOMING, Mock
+from bot.core.mock.model import MOCKS, PROPOSED, UPCOMING, Mock
 from bot.core.mock.times import show
-from bot.core.srs import describe_due
+from bot.core.model import USERS
+from bot.core.srs import REVIEWS, describe_due
+from bot.core.stats import STATS
 from bot.core.streaks import current_streak
+from bot.core.teams import TEAMS
 
 Section = Callable[[Context], list[Field]]
 
@@ -36,12 +39,12 @@ def _plural(n: int, word: str) -> str:
 def answers_section(ctx: Context) -> list[Field]:
     """How many answers the user gave in this workspace (daily, quiz and live), and their
     all-time points: the leaderboard's own aggregate, so daily and live points both count."""
-    per_question = ctx.uow.stats.answers_by_question(ctx.workspace, ctx.user)
+    per_question = ctx.uow[STATS].answers_by_question(ctx.workspace, ctx.user)
     answers = sum(n for _question, n, _score, _correct in per_question)
     if not answers:
         return [Field("Answers", NONE_YET)]
     fields = [Field("Answers", str(answers))]
-    board = ctx.uow.leaderboard.row(ctx.workspace, "all", ctx.user)
+    board = ctx.uow[LEADERBOARD].row(ctx.workspace, "all", ctx.user)
     if board is not None:
         fields.append(Field("Points", str(board.points)))
     return fields
@@ -62,10 +65,10 @@ def streak_section(ctx: Context) -> list[Field]:
 
 def reviews_section(ctx: Context) -> list[Field]:
     """Spaced-repetition cards due now; when none is, when the next one falls due."""
-    due = ctx.uow.reviews.count_due(ctx.workspace, ctx.user, ctx.now)
+    due = ctx.uow[REVIEWS].count_due(ctx.workspace, ctx.user, ctx.now)
     if due:
         return [Field("Reviews due", f"{due} now: type /review")]
-    following = ctx.uow.reviews.next_due_at(ctx.workspace, ctx.user)
+    following = ctx.uow[REVIEWS].next_due_at(ctx.workspace, ctx.user)
     if following is None:
         return []
     when = describe_due(following, ctx.now, ctx.user_zone)
@@ -77,10 +80,10 @@ def _mock_role(ctx: Context, mock: Mock) -> str:
     if mock.candidate_id == ctx.user.id:
         if mock.interviewer_id is None:
             return "solo"
-        peer = ctx.uow.users.get(ctx.workspace, mock.interviewer_id)
+        peer = ctx.uow[USERS].get(ctx.workspace, mock.interviewer_id)
         role = f"with {peer.display if peer else 'a peer'}"
         return role if mock.has_interviewer else f"{role} (not accepted yet)"
-    candidate = ctx.uow.users.get(ctx.workspace, mock.candidate_id)
+    candidate = ctx.uow[USERS].get(ctx.workspace, mock.candidate_id)
     role = f"you interview {candidate.display if candidate else 'a peer'}"
     return role if mock.accepted(ctx.user.id) else f"{role} (accept: /mock accept {mock.id})"
 
@@ -88,7 +91,7 @@ def _mock_role(ctx: Context, mock: Mock) -> str:
 def mock_section(ctx: Context) -> list[Field]:
     """The user's next mock, as candidate or interviewer: its time in the user's zone,
     its format, and with whom."""
-    upcoming = ctx.uow.mocks.for_user(ctx.workspace, ctx.user, UPCOMING, limit=1)
+    upcoming = ctx.uow[MOCKS].for_user(ctx.workspace, ctx.user, UPCOMING, limit=1)
     if not upcoming:
         return []
     mock = upcoming[0]
@@ -108,14 +111,14 @@ def rank_section(ctx: Context) -> list[Field]:
     among teams (by points per active member, as ``/leaderboard teams`` ranks them)."""
     week = period_of("week", ctx.now, ctx.workspace_zone)
     fields: list[Field] = []
-    own = ctx.uow.leaderboard.row(ctx.workspace, week.key, ctx.user)
+    own = ctx.uow[LEADERBOARD].row(ctx.workspace, week.key, ctx.user)
     if own is not None and own.points > 0:
-        above = ctx.uow.leaderboard.count_above(ctx.workspace, week.key, own.points)
+        above = ctx.uow[LEADERBOARD].count_above(ctx.workspace, week.key, own.points)
         fields.append(Field("Rank this week", f"#{above + 1} · {own.points} pts"))
-    mine = ctx.uow.teams.of_user(ctx.workspace, ctx.user)
+    mine = ctx.uow[TEAMS].of_user(ctx.workspace, ctx.user)
     if mine:
         scores = {
-            s.team_id: s for s in ranked_teams(ctx.uow.leaderboard.teams(ctx.workspace, week.key))
+            s.team_id: s for s in ranked_teams(ctx.uow[LEADERBOARD].teams(ctx.workspace, week.key))
         }
         lines = []
         for team in mine:

@@ -16,10 +16,10 @@ from typing import Protocol
 
 from bot.core.context import Context, Services
 from bot.core.errors import UserError
-from bot.core.messages import Attachment, Card, Delivery, Outgoing
+from bot.core.messages import OUTBOX, Attachment, Card, Delivery, Outgoing
 from bot.core.model import Channel, User, Workspace
-from bot.core.ports import UnitOfWork
-from bot.core.teams import Team, find_team
+from bot.core.ports import Port, UnitOfWork
+from bot.core.teams import TEAMS, Team, find_team
 from bot.core.timezones import zone
 
 TOP = 10
@@ -120,6 +120,9 @@ class LeaderboardRepository(Protocol):
     def scheduled_channels(self, workspace: Workspace) -> list[Channel]: ...
 
 
+LEADERBOARD = Port[LeaderboardRepository]("leaderboard")
+
+
 # -- periods ---------------------------------------------------------------------------------
 
 
@@ -179,7 +182,7 @@ def record(
     """Add one answer worth ``points`` at ``when`` to the user's aggregates (its board
     activity; ``bot.core.answers`` decides which answers have it)."""
     keys = period_keys(when, zone(workspace.timezone))
-    uow.leaderboard.add(workspace.id, user_id, keys, points, 1)
+    uow[LEADERBOARD].add(workspace.id, user_id, keys, points, 1)
 
 
 # -- parsing ---------------------------------------------------------------------------------
@@ -242,17 +245,17 @@ def people_board(
 ) -> PeopleBoard:
     """The top rows and ``user``'s own row with its rank, from the aggregates."""
     team_id = team.id if team else None
-    rows = ranked(uow.leaderboard.top(workspace, period.key, TOP, team_id))
+    rows = ranked(uow[LEADERBOARD].top(workspace, period.key, TOP, team_id))
     me: BoardRow | None = None
     if user is not None:
         me = next((r for r in rows if r.user_id == user.id), None)
-        in_scope = team is None or any(t.id == team.id for t in uow.teams.of_user(workspace, user))
+        in_scope = team is None or any(t.id == team.id for t in uow[TEAMS].of_user(workspace, user))
         if me is None and in_scope:
-            own = uow.leaderboard.row(workspace, period.key, user)
+            own = uow[LEADERBOARD].row(workspace, period.key, user)
             if own is not None:
-                above = uow.leaderboard.count_above(workspace, period.key, own.points, team_id)
+                above = uow[LEADERBOARD].count_above(workspace, period.key, own.points, team_id)
                 me = BoardRow(own.user_id, own.name, own.points, own.answers, above + 1)
-    total = uow.leaderboard.count(workspace, period.key, team_id)
+    total = uow[LEADERBOARD].count(workspace, period.key, team_id)
     scope = f"team {team.name}" if team else "everyone"
     return PeopleBoard(period, scope, rows, me, total)
 
@@ -300,9 +303,9 @@ def board_message(ctx: Context, query: BoardQuery) -> Outgoing:
     period = period_of(query.period, ctx.now, ctx.workspace_zone)
     slug = period.key.replace(":", "-")
     if query.teams:
-        scores = ranked_teams(ctx.uow.leaderboard.teams(ctx.workspace, period.key))
-        mine = {t.id for t in ctx.uow.teams.of_user(ctx.workspace, ctx.user)}
-        points, active = ctx.uow.leaderboard.everyone(ctx.workspace, period.key)
+        scores = ranked_teams(ctx.uow[LEADERBOARD].teams(ctx.workspace, period.key))
+        mine = {t.id for t in ctx.uow[TEAMS].of_user(ctx.workspace, ctx.user)}
+        points, active = ctx.uow[LEADERBOARD].everyone(ctx.workspace, period.key)
         lines = [
             f"{s.rank}. {s.name} · {s.per_active:.1f} per active member · {s.points} pts · "
             f"{s.active} of {s.members} active{'  ← yours' if s.team_id in mine else ''}"
@@ -369,17 +372,17 @@ class WeeklyRecapJob:
     name = "weekly-recap"
 
     def next_due(self, uow: UnitOfWork) -> datetime | None:
-        return uow.leaderboard.recap_next_due()
+        return uow[LEADERBOARD].recap_next_due()
 
     def run(self, uow: UnitOfWork, services: Services, now: datetime) -> int:
         done = 0
-        for workspace in uow.leaderboard.workspaces_without_recap():
-            uow.leaderboard.plan_recap(
+        for workspace in uow[LEADERBOARD].workspaces_without_recap():
+            uow[LEADERBOARD].plan_recap(
                 workspace, next_week_start(now, zone(workspace.timezone)), None
             )
-        for workspace, due in uow.leaderboard.recaps_due(now):
+        for workspace, due in uow[LEADERBOARD].recaps_due(now):
             tz = zone(workspace.timezone)
-            if not uow.leaderboard.plan_recap(workspace, next_week_start(now, tz), due):
+            if not uow[LEADERBOARD].plan_recap(workspace, next_week_start(now, tz), due):
                 continue
             # The week that ended at ``due``: any instant just before it belongs to it.
             period = period_of("week", due - timedelta(seconds=1), tz)
@@ -397,7 +400,7 @@ def post_recap(
     rows = board.rows[:RECAP_TOP]
     lines = [f"{r.rank}. {r.name} · {r.points} pts" for r in rows]
     blocks = ["\n".join(lines)]
-    teams = [t for t in ranked_teams(uow.leaderboard.teams(workspace, period.key)) if t.active]
+    teams = [t for t in ranked_teams(uow[LEADERBOARD].teams(workspace, period.key)) if t.active]
     if teams:
         best = teams[0]
         blocks.append(f"Top team: {best.name} · {best.per_active:.1f} per active member.")
@@ -410,7 +413,7 @@ def post_recap(
         f"recap-{week}.png",
     )
     queued = 0
-    for channel in uow.leaderboard.scheduled_channels(workspace):
+    for channel in uow[LEADERBOARD].scheduled_channels(workspace):
         message = Outgoing(
             Delivery.CHANNEL,
             channel.external_id,
@@ -423,6 +426,6 @@ def post_recap(
             key=f"recap:{channel.id}:{week}",
             tags={"recap": week},
         )
-        if uow.outbox.add(workspace, workspace.platform, message, message.key or "", now):
+        if uow[OUTBOX].add(workspace, workspace.platform, message, message.key or "", now):
             queued += 1
     return queued

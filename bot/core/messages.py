@@ -10,8 +10,12 @@ from __future__ import annotations
 
 import base64
 from dataclasses import dataclass, field
+from datetime import datetime
 from enum import StrEnum
-from typing import Any
+from typing import Any, Protocol
+
+from bot.core.model import Workspace
+from bot.core.ports import Port
 
 
 class Delivery(StrEnum):
@@ -183,3 +187,17 @@ def from_payload(data: dict[str, Any]) -> Outgoing:
         key=data.get("key"),
         tags=dict(data.get("tags") or {}),
     )
+
+
+class Outbox(Protocol):
+    """Where the core queues what it sends later (channel posts, DMs, updates); the
+    background delivery sends it."""
+
+    def add(
+        self, workspace: Workspace, platform: str, message: Outgoing, key: str, due_at: datetime
+    ) -> bool:
+        """Queue ``message`` for delivery; False if a message with ``key`` exists already."""
+        ...
+
+
+OUTBOX = Port[Outbox]("outbox")

@@ -1,9 +1,13 @@
-"""Records the core works with. Storage maps its rows to these; the core never sees a row."""
+"""Records the core works with, and the repositories of the shared ones (workspaces,
+users, channels, attempts). Storage maps its rows to these; the core never sees a row."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date, datetime
+from typing import Protocol
+
+from bot.core.ports import Port
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,3 +73,49 @@ class Attempt:
     scored: bool = False
     points: int = 0
     id: int | None = None
+
+
+class WorkspaceRepository(Protocol):
+    def ensure(self, platform: str, external_id: str, name: str = "") -> Workspace:
+        """The workspace with this platform id, created on first sight."""
+        ...
+
+
+class UserRepository(Protocol):
+    def ensure(
+        self, workspace: Workspace, external_id: str, name: str = "", timezone: str | None = None
+    ) -> User:
+        """The user, created on first sight; a newly reported name or zone is kept."""
+        ...
+
+    def get(self, workspace: Workspace, user_id: int) -> User | None: ...
+
+    def find(self, workspace: Workspace, handle: str) -> list[User]:
+        """The users whose platform id or name is ``handle`` (case-insensitively), oldest
+        first."""
+        ...
+
+    def set_timezone(self, user: User, timezone: str) -> User: ...
+
+
+class ChannelRepository(Protocol):
+    def ensure(self, workspace: Workspace, external_id: str, name: str = "") -> Channel: ...
+
+    def get(self, workspace: Workspace, channel_id: int) -> Channel | None: ...
+
+
+class AttemptRepository(Protocol):
+    def add(self, attempt: Attempt) -> Attempt:
+        """Store an attempt and its first grade; returns it with its id.
+
+        A second scored attempt at the same daily prompt is stored unscored.
+        """
+        ...
+
+    def has_scored(self, user: User, prompt: DailyPrompt) -> bool: ...
+
+
+WORKSPACES = Port[WorkspaceRepository]("workspaces")
+USERS = Port[UserRepository]("users")
+CHANNELS = Port[ChannelRepository]("channels")
+ATTEMPTS = Port[AttemptRepository]("attempts")

@@ -19,25 +19,27 @@ from __future__ import annotations
 
 from bot.core.context import Context
 from bot.core.daily.answering import answer_daily
+from bot.core.daily.schedule import DAILY
 from bot.core.messages import Outgoing
 from bot.core.mock.running import answer_running_mock
 from bot.core.quiz.live import answer_live
+from bot.core.quiz.model import QUIZZES
 from bot.core.quiz.personal import answer_personal
 
 
 def route_answer(ctx: Context, text: str) -> list[Outgoing]:
     """Answer whatever ``text`` (from ``/answer`` or a plain message) answers; see above."""
     if ctx.event.thread:
-        prompt = ctx.uow.daily.by_message_ref(ctx.channel, ctx.event.thread)
+        prompt = ctx.uow[DAILY].by_message_ref(ctx.channel, ctx.event.thread)
         if prompt is not None:
             return answer_daily(ctx, text, prompt)
     running = answer_running_mock(ctx, text)
     if running is not None:
         return running
-    live = ctx.uow.quizzes.open_live(ctx.workspace, ctx.channel)
+    live = ctx.uow[QUIZZES].open_live(ctx.workspace, ctx.channel)
     if live is not None:
         return answer_live(ctx, live, text)
-    session = ctx.uow.quizzes.open_for_user(ctx.workspace, ctx.user)
+    session = ctx.uow[QUIZZES].open_for_user(ctx.workspace, ctx.user)
     if session is not None:
         return answer_personal(ctx, session, text)
     return answer_daily(ctx, text)

@@ -16,6 +16,7 @@ from fsrs import Card as FsrsCard
 from fsrs import Rating, Scheduler
 
 from bot.core.model import User, Workspace
+from bot.core.ports import Port
 
 # Answers faster than this (seconds since the question was shown) count as "quick".
 QUICK_SECONDS = {"choice": 15, "multi": 25, "numeric": 20, "short": 20, "open": 90}
@@ -51,6 +52,9 @@ class ReviewRepository(Protocol):
     def next_due_at(self, workspace: Workspace, user: User) -> datetime | None:
         """When the user's earliest card falls due; None when they have no cards."""
         ...
+
+
+REVIEWS = Port[ReviewRepository]("reviews")
 
 
 def rating_for(verdict: str, *, quick: bool, seen_before: bool) -> Rating:

@@ -4,6 +4,7 @@ calendar heatmap of the days with answers."""
 from __future__ import annotations
 
 import re
+from collections import defaultdict
 from datetime import date, timedelta, tzinfo
 from typing import Protocol
 
@@ -11,8 +12,10 @@ from bot.core import srs, streaks
 from bot.core.context import Context
 from bot.core.errors import NotFound, UserError
 from bot.core.messages import Attachment, Card, Delivery, Field, Outgoing
-from bot.core.model import User, Workspace
-from bot.core.quiz.personal import topic_scores
+from bot.core.model import USERS, User, Workspace
+from bot.core.ports import Port
+from bot.core.srs import REVIEWS
+from bot.core.streaks import STREAKS
 from bot.core.timezones import zone
 
 CALENDAR_WEEKS = 26
@@ -29,9 +32,24 @@ class StatsRepository(Protocol):
         """Per question the user answered: (question id, answers, sum of scores, correct)."""
         ...
 
-    def find_user(self, workspace: Workspace, handle: str) -> User | None:
-        """The user whose platform id or name is ``handle`` (any case)."""
-        ...
+
+STATS = Port[StatsRepository]("stats")
+
+
+def topic_scores(ctx: Context, user: User) -> dict[str, tuple[float, int, int]]:
+    """Per topic: (mean score, answers, correct answers) of ``user``."""
+    totals: dict[str, list[float]] = defaultdict(lambda: [0.0, 0, 0])
+    for question_id, count, score_sum, correct in ctx.uow[STATS].answers_by_question(
+        ctx.workspace, user
+    ):
+        question = ctx.bank.get(question_id)
+        if question is None:
+            continue
+        t = totals[question.topic]
+        t[0] += score_sum
+        t[1] += count
+        t[2] += correct
+    return {topic: (t[0] / t[1], int(t[1]), int(t[2])) for topic, t in totals.items() if t[1]}
 
 
 def target_user(ctx: Context, args: str) -> User:
@@ -45,10 +63,10 @@ def target_user(ctx: Context, args: str) -> User:
     handle = mention.group(1) if mention else text.lstrip("@")
     if not handle or len(handle) > 64:
         raise UserError("Usage: /stats [@user]")
-    user = ctx.uow.stats.find_user(ctx.workspace, handle)
-    if user is None:
+    found = ctx.uow[USERS].find(ctx.workspace, handle)
+    if not found:
         raise NotFound(f"I don't know anyone called {handle!r} here yet.")
-    return user
+    return found[0]
 
 
 def srs_zone(ctx: Context, user: User) -> tzinfo:
@@ -60,9 +78,9 @@ def activity(
 ) -> tuple[dict[date, int], date, date]:
     """Answers per local day over the last ``weeks`` weeks (ending today), from the streak
     calendar (days in the user's zone)."""
-    end = ctx.now.astimezone(zone(ctx.uow.streaks.zone_of(user))).date()
+    end = ctx.now.astimezone(zone(ctx.uow[STREAKS].zone_of(user))).date()
     start = end - timedelta(days=7 * weeks - 1)
-    days = ctx.uow.streaks.days(user, start, end)
+    days = ctx.uow[STREAKS].days(user, start, end)
     return {d: mark.answers for d, mark in days.items() if mark.answers}, start, end
 
 
@@ -101,8 +119,8 @@ def stats_command(ctx: Context, args: str) -> list[Outgoing]:
             f"{streak.current} day{'s' * (streak.current != 1)} (longest {streak.longest})",
         )
     )
-    due = ctx.uow.reviews.count_due(ctx.workspace, user, ctx.now)
-    cards = ctx.uow.reviews.for_user(ctx.workspace, user)
+    due = ctx.uow[REVIEWS].count_due(ctx.workspace, user, ctx.now)
+    cards = ctx.uow[REVIEWS].for_user(ctx.workspace, user)
     upcoming = min((c.due_at for c in cards if c.due_at > ctx.now), default=None)
     reviews = f"{due} due now"
     if upcoming is not None:

@@ -30,15 +30,14 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, time, timedelta
-from typing import TYPE_CHECKING, Final, Protocol
+from typing import Final, Protocol
 
+from bot.core.context import Context, Services
+from bot.core.daily.schedule import DAILY
 from bot.core.messages import Card, Delivery, Outgoing
 from bot.core.model import User
+from bot.core.ports import Port, UnitOfWork
 from bot.core.timezones import zone
-
-if TYPE_CHECKING:
-    from bot.core.context import Context, Services
-    from bot.core.ports import UnitOfWork
 
 log = logging.getLogger(__name__)
 
@@ -118,6 +117,9 @@ class StreakRepository(Protocol):
         ...
 
 
+STREAKS = Port[StreakRepository]("streaks")
+
+
 # -- the rules, pure ----------------------------------------------------------------------
 
 
@@ -189,27 +191,27 @@ def record_activity(uow: UnitOfWork, user: User, when: datetime) -> StreakUpdate
     commits); safe to call for every answer: only the first answer of a local day
     lengthens the streak. Returns what changed.
     """
-    zone_name = uow.streaks.zone_of(user)
-    state = uow.streaks.get(user)
+    zone_name = uow[STREAKS].zone_of(user)
+    state = uow[STREAKS].get(user)
     new, day, counted, earned, frozen = apply_activity(state, when, zone_name)
     for frozen_day in frozen:
-        uow.streaks.add_day(user, frozen_day, answers=0, frozen=True)
-    uow.streaks.add_day(user, day)
+        uow[STREAKS].add_day(user, frozen_day, answers=0, frozen=True)
+    uow[STREAKS].add_day(user, day)
     assert new.last_day is not None
     new = replace(new, nudge_at=nudge_instant(new.last_day + timedelta(days=1), zone_name))
-    uow.streaks.save(user, new)
+    uow[STREAKS].save(user, new)
     return StreakUpdate(new, day, counted, earned, tuple(frozen))
 
 
 def current_streak(uow: UnitOfWork, user: User, now: datetime) -> StreakState:
     """The user's streak as of ``now``, with missed days settled (freezes spent) and saved."""
-    zone_name = uow.streaks.zone_of(user)
-    state = uow.streaks.get(user)
+    zone_name = uow[STREAKS].zone_of(user)
+    state = uow[STREAKS].get(user)
     settled, frozen = settle(state, now, zone_name)
     if settled != state:
         for frozen_day in frozen:
-            uow.streaks.add_day(user, frozen_day, answers=0, frozen=True)
-        uow.streaks.save(user, settled)
+            uow[STREAKS].add_day(user, frozen_day, answers=0, frozen=True)
+        uow[STREAKS].save(user, settled)
     return settled
 
 
@@ -269,9 +271,9 @@ def show_streak(ctx: Context, args: str) -> list[Outgoing]:
     if args.strip():
         raise UserError("/streak takes no arguments: it shows your own streak.")
     state = current_streak(ctx.uow, ctx.user, ctx.now)
-    today = local_day(ctx.now, ctx.uow.streaks.zone_of(ctx.user))
+    today = local_day(ctx.now, ctx.uow[STREAKS].zone_of(ctx.user))
     first = today - timedelta(days=today.weekday() + 7 * (CALENDAR_WEEKS - 1))
-    marks = ctx.uow.streaks.days(ctx.user, first, today)
+    marks = ctx.uow[STREAKS].days(ctx.user, first, today)
     return [
         Outgoing(
             Delivery.PRIVATE,
@@ -308,12 +310,12 @@ class StreakNudgeJob:
         self.batch = batch
 
     def next_due(self, uow: UnitOfWork) -> datetime | None:
-        return uow.streaks.next_nudge_at()
+        return uow[STREAKS].next_nudge_at()
 
     def run(self, uow: UnitOfWork, services: Services, now: datetime) -> int:
         """Queue the nudges due at ``now``; nudges missed by more than the grace period are
         skipped (logged). Returns how many users were handled."""
-        targets = uow.streaks.claim_nudges(now, self.batch)
+        targets = uow[STREAKS].claim_nudges(now, self.batch)
         for target in targets:
             self._handle(uow, services, target, now)
         return len(targets)
@@ -325,7 +327,7 @@ class StreakNudgeJob:
         due = state.nudge_at or now
         settled, frozen = settle(state, now, target.zone)
         for frozen_day in frozen:
-            uow.streaks.add_day(target.user, frozen_day, answers=0, frozen=True)
+            uow[STREAKS].add_day(target.user, frozen_day, answers=0, frozen=True)
         today = local_day(now, target.zone)
         if now - due > services.grace:
             log.warning(
@@ -342,10 +344,10 @@ class StreakNudgeJob:
                 key=f"nudge:{target.user.id}:{today.isoformat()}",
             )
             workspace_id = target.user.workspace_id
-            uow.daily.queue([(workspace_id, target.platform, message)], now)
+            uow[DAILY].queue([(workspace_id, target.platform, message)], now)
         alive_tomorrow = settled.current > 0 and settled.freezes > 0
         following = nudge_instant(today + timedelta(days=1), target.zone)
-        uow.streaks.save(
+        uow[STREAKS].save(
             target.user, replace(settled, nudge_at=following if alive_tomorrow else None)
         )
 
@@ -371,7 +373,7 @@ def nudges_setting(ctx: Context, words: Sequence[str]) -> list[Outgoing]:
         state = "on" if ctx.user.nudges else "off"
         raise UserError(f"Usage: /studybot nudges on|off (yours are {state}).")
     enabled = words[0].lower() == "on"
-    ctx.uow.streaks.set_nudges(ctx.user, enabled)
+    ctx.uow[STREAKS].set_nudges(ctx.user, enabled)
     text = (
         "Evening streak reminders are on: you get one at 19:00 your time when your streak "
         "is at risk."

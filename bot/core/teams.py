@@ -17,6 +17,7 @@ from bot.core.context import Context
 from bot.core.errors import NotFound, UserError
 from bot.core.messages import Card, Delivery, Outgoing, say
 from bot.core.model import User, Workspace
+from bot.core.ports import Port
 
 MAX_NAME = 40
 _NAME_OK = re.compile(r"^[\w][\w .'&+#-]*$")
@@ -57,6 +58,9 @@ class TeamRepository(Protocol):
     def workspace_members(self, workspace: Workspace) -> int: ...
 
 
+TEAMS = Port[TeamRepository]("teams")
+
+
 def name_key(name: str) -> str:
     return " ".join(name.split()).casefold()
 
@@ -81,10 +85,10 @@ def clean_name(raw: str) -> str:
 def find_team(ctx: Context, raw: str) -> Team:
     """The team named ``raw`` (any case); NotFound suggests the closest name."""
     name = clean_name(raw)
-    team = ctx.uow.teams.find(ctx.workspace, name_key(name))
+    team = ctx.uow[TEAMS].find(ctx.workspace, name_key(name))
     if team is not None:
         return team
-    names = [t.name for t in ctx.uow.teams.all(ctx.workspace)]
+    names = [t.name for t in ctx.uow[TEAMS].all(ctx.workspace)]
     match = (
         process.extractOne(name, names, processor=utils.default_process, score_cutoff=60)
         if names
@@ -104,9 +108,9 @@ def team_command(ctx: Context, args: str) -> list[Outgoing]:
     verb = verb.lower()
     if verb == "create":
         name = clean_name(rest)
-        team = ctx.uow.teams.create(ctx.workspace, name, name_key(name), ctx.user)
+        team = ctx.uow[TEAMS].create(ctx.workspace, name, name_key(name), ctx.user)
         if team is None:
-            existing = ctx.uow.teams.find(ctx.workspace, name_key(name))
+            existing = ctx.uow[TEAMS].find(ctx.workspace, name_key(name))
             shown = existing.name if existing else name
             raise UserError(
                 f"A team called {shown!r} exists already. Join it with /team join {shown}."
@@ -114,12 +118,12 @@ def team_command(ctx: Context, args: str) -> list[Outgoing]:
         return _reply(ctx, f"Team {team.name!r} created, and you are in it.")
     if verb == "join":
         team = find_team(ctx, rest)
-        if not ctx.uow.teams.join(team, ctx.user, ctx.now):
+        if not ctx.uow[TEAMS].join(team, ctx.user, ctx.now):
             raise UserError(f"You are already in {team.name!r}.")
         return _reply(ctx, f"You joined {team.name!r}.")
     if verb == "leave":
         team = find_team(ctx, rest)
-        if not ctx.uow.teams.leave(team, ctx.user):
+        if not ctx.uow[TEAMS].leave(team, ctx.user):
             raise UserError(f"You are not in {team.name!r}.")
         return _reply(ctx, f"You left {team.name!r}.")
     if verb == "list" and not rest.strip():
@@ -128,9 +132,9 @@ def team_command(ctx: Context, args: str) -> list[Outgoing]:
 
 
 def list_card(ctx: Context) -> Outgoing:
-    teams = ctx.uow.teams.all(ctx.workspace)
-    mine = {t.id for t in ctx.uow.teams.of_user(ctx.workspace, ctx.user)}
-    everyone = ctx.uow.teams.workspace_members(ctx.workspace)
+    teams = ctx.uow[TEAMS].all(ctx.workspace)
+    mine = {t.id for t in ctx.uow[TEAMS].of_user(ctx.workspace, ctx.user)}
+    everyone = ctx.uow[TEAMS].workspace_members(ctx.workspace)
     lines = [f"Everyone (the workspace) · {everyone} member{'s' * (everyone != 1)} · you"]
     for team in teams:
         you = " · you" if team.id in mine else ""

@@ -601,22 +601,3 @@ class SqlMocks:
         else:
             row.reminder_minutes = list(offsets)
         self.session.flush()
-
-    def find_user(self, workspace: Workspace, name: str) -> User | None:
-        folded = name.casefold()
-        rows = list(
-            self.session.scalars(
-                select(UserRow)
-                .where(
-                    UserRow.workspace_id == workspace.id,
-                    or_(
-                        func.lower(UserRow.external_id) == folded,
-                        func.lower(UserRow.name) == folded,
-                    ),
-                )
-                .order_by(UserRow.id)
-            )
-        )
-        by_id = [r for r in rows if r.external_id.casefold() == folded]
-        chosen = by_id[0] if by_id else (rows[0] if len(rows) == 1 else None)
-        return _user(chosen) if chosen is not None else None

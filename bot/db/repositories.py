@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
-from sqlalchemy import Select, func, select
+from sqlalchemy import Select, func, or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -112,11 +112,6 @@ class SqlWorkspaces(_Repo):
             )
         return _workspace(row)
 
-    def set_timezone(self, workspace: Workspace, timezone: str) -> Workspace:
-        row = self.session.get_one(WorkspaceRow, workspace.id)
-        row.timezone = timezone
-        return _workspace(row)
-
 
 class SqlUsers(_Repo):
     def ensure(
@@ -148,6 +143,18 @@ class SqlUsers(_Repo):
     def get(self, workspace: Workspace, user_id: int) -> User | None:
         row = self.session.get(UserRow, user_id)
         return _user(row) if row is not None and row.workspace_id == workspace.id else None
+
+    def find(self, workspace: Workspace, handle: str) -> list[User]:
+        key = handle.casefold()
+        rows = self.session.scalars(
+            select(UserRow)
+            .where(
+                UserRow.workspace_id == workspace.id,
+                or_(func.lower(UserRow.external_id) == key, func.lower(UserRow.name) == key),
+            )
+            .order_by(UserRow.id)
+        )
+        return [_user(row) for row in rows]
 
     def set_timezone(self, user: User, timezone: str) -> User:
         row = self.session.get_one(UserRow, user.id)

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from sqlalchemy import case, func, or_, select
+from sqlalchemy import case, func, select
 
 from bot.core.model import User, Workspace
-from bot.db.models import AttemptRow, UserRow
-from bot.db.repositories import _Repo, _user
+from bot.db.models import AttemptRow
+from bot.db.repositories import _Repo
 
 
 class SqlStats(_Repo):
@@ -24,16 +24,3 @@ class SqlStats(_Repo):
             .group_by(AttemptRow.question_id)
         ).all()
         return [(q, int(n), float(s or 0.0), int(c or 0)) for q, n, s, c in rows]
-
-    def find_user(self, workspace: Workspace, handle: str) -> User | None:
-        key = handle.casefold()
-        row = self.session.scalars(
-            select(UserRow)
-            .where(
-                UserRow.workspace_id == workspace.id,
-                or_(func.lower(UserRow.external_id) == key, func.lower(UserRow.name) == key),
-            )
-            .order_by(UserRow.id)
-            .limit(1)
-        ).one_or_none()
-        return _user(row) if row is not None else None

@@ -3,13 +3,23 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import cached_property
 from types import TracebackType
-from typing import Self
+from typing import Any, Self, TypeVar, cast
 
 from sqlalchemy.orm import Session, sessionmaker
 
 from bot.core.clock import Clock
+from bot.core.daily.schedule import DAILY, SCHEDULES
+from bot.core.leaderboard import LEADERBOARD
+from bot.core.messages import OUTBOX
+from bot.core.mock.model import MOCKS
+from bot.core.model import ATTEMPTS, CHANNELS, USERS, WORKSPACES
+from bot.core.ports import Port
+from bot.core.quiz.model import QUIZZES
+from bot.core.srs import REVIEWS
+from bot.core.stats import STATS
+from bot.core.streaks import STREAKS
+from bot.core.teams import TEAMS
 from bot.db.daily import SqlDaily, SqlSchedules, SqlStreaks
 from bot.db.leaderboard import SqlLeaderboard
 from bot.db.mock import SqlMocks
@@ -25,22 +35,31 @@ from bot.db.repositories import (
 from bot.db.stats import SqlStats
 from bot.db.teams import SqlTeams
 
-REPOSITORIES = (
-    "workspaces",
-    "users",
-    "channels",
-    "attempts",
-    "outbox",
-    "quizzes",
-    "reviews",
-    "teams",
-    "leaderboard",
-    "stats",
-    "schedules",
-    "daily",
-    "streaks",
-    "mocks",
-)
+R = TypeVar("R")
+Factory = Callable[[Session, Clock], R]
+_FACTORIES: dict[Port[Any], Factory[Any]] = {}
+
+
+def provide(port: Port[R], factory: Factory[R]) -> None:
+    """Build ``port``'s repository with ``factory`` (typed: the repository must be the
+    port's protocol)."""
+    _FACTORIES[port] = factory
+
+
+provide(WORKSPACES, SqlWorkspaces)
+provide(USERS, SqlUsers)
+provide(CHANNELS, SqlChannels)
+provide(ATTEMPTS, SqlAttempts)
+provide(OUTBOX, SqlOutbox)
+provide(QUIZZES, SqlQuizzes)
+provide(REVIEWS, SqlReviews)
+provide(TEAMS, SqlTeams)
+provide(LEADERBOARD, SqlLeaderboard)
+provide(STATS, SqlStats)
+provide(SCHEDULES, SqlSchedules)
+provide(DAILY, SqlDaily)
+provide(STREAKS, SqlStreaks)
+provide(MOCKS, SqlMocks)
 
 
 class SqlUnitOfWork:
@@ -55,72 +74,20 @@ class SqlUnitOfWork:
         self._factory = session_factory
         self._clock = clock
         self._on_outbox_commit = on_outbox_commit
+        self._repositories: dict[Port[Any], Any] = {}
 
     def __enter__(self) -> Self:
         self.session = self._factory()
-        for name in REPOSITORIES:  # a unit of work entered again starts with fresh ones
-            self.__dict__.pop(name, None)
+        self._repositories = {}  # a unit of work entered again starts with fresh ones
         return self
 
-    # Each repository is built the first time a use case reaches for it, so an event pays
-    # only for the ones it uses.
-
-    @cached_property
-    def workspaces(self) -> SqlWorkspaces:
-        return SqlWorkspaces(self.session, self._clock)
-
-    @cached_property
-    def users(self) -> SqlUsers:
-        return SqlUsers(self.session, self._clock)
-
-    @cached_property
-    def channels(self) -> SqlChannels:
-        return SqlChannels(self.session, self._clock)
-
-    @cached_property
-    def attempts(self) -> SqlAttempts:
-        return SqlAttempts(self.session, self._clock)
-
-    @cached_property
-    def outbox(self) -> SqlOutbox:
-        return SqlOutbox(self.session, self._clock)
-
-    @cached_property
-    def quizzes(self) -> SqlQuizzes:
-        return SqlQuizzes(self.session, self._clock)
-
-    @cached_property
-    def reviews(self) -> SqlReviews:
-        return SqlReviews(self.session, self._clock)
-
-    @cached_property
-    def teams(self) -> SqlTeams:
-        return SqlTeams(self.session, self._clock)
-
-    @cached_property
-    def leaderboard(self) -> SqlLeaderboard:
-        return SqlLeaderboard(self.session, self._clock)
-
-    @cached_property
-    def stats(self) -> SqlStats:
-        return SqlStats(self.session, self._clock)
-
-    @cached_property
-    def schedules(self) -> SqlSchedules:
-        return SqlSchedules(self.session, self._clock)
-
-    @cached_property
-    def daily(self) -> SqlDaily:
-        return SqlDaily(self.session, self._clock)
-
-    @cached_property
-    def streaks(self) -> SqlStreaks:
-        return SqlStreaks(self.session, self._clock)
-
-    @cached_property
-    def mocks(self) -> SqlMocks:
-        return SqlMocks(self.session, self._clock)
-
+    def __getitem__(self, port: Port[R]) -> R:
+        # Each repository is built the first time a use case reaches for it, so an event
+        # pays only for the ones it uses.
+        repository = self._repositories.get(port)
+        if repository is None:
+            repository = self._repositories[port] = _FACTORIES[port](self.session, self._clock)
+        return cast(R, repository)
     def __exit__(
         self,
         exc_type: type[BaseException] | None,

@@ -5,10 +5,11 @@ from __future__ import annotations
 from bot.core.answers import AnswerKind, AnswerTo, grade_answer, record_answer
 from bot.core.content import Question
 from bot.core.context import Context
+from bot.core.daily.schedule import DAILY
 from bot.core.errors import UserError
 from bot.core.grading import Grade
 from bot.core.messages import Card, Delivery, Form, Outgoing
-from bot.core.model import DailyPrompt
+from bot.core.model import ATTEMPTS, DailyPrompt
 
 VERDICT_MARK = {"correct": "✅", "partial": "🟡", "incorrect": "❌"}
 
@@ -47,7 +48,7 @@ def answer_daily(ctx: Context, answer: str, prompt: DailyPrompt | None = None) -
     if not answer.strip():
         raise UserError("Your answer is empty. Type /answer followed by what you think.")
     if prompt is None:
-        prompt = ctx.uow.daily.latest(ctx.channel, ctx.now)
+        prompt = ctx.uow[DAILY].latest(ctx.channel, ctx.now)
     if prompt is None:
         raise UserError(
             "There is no daily question open in this channel yet. Type /daily to get one."
@@ -60,7 +61,7 @@ def answer_daily(ctx: Context, answer: str, prompt: DailyPrompt | None = None) -
     revealed = prompt.reveal_at <= now or (
         prompt.revealed_at is not None and prompt.revealed_at <= now
     )
-    scored = not revealed and not ctx.uow.attempts.has_scored(ctx.user, prompt)
+    scored = not revealed and not ctx.uow[ATTEMPTS].has_scored(ctx.user, prompt)
     recorded = record_answer(
         ctx,
         answer,
@@ -96,7 +97,7 @@ def daily_action(ctx: Context, parts: list[str], text: str) -> list[Outgoing]:
     """Buttons and forms of a daily post: ``daily:<prompt>:<letter>|form|submit``."""
     if len(parts) != 3 or not parts[1].isdigit():
         raise UserError("That button is no longer valid.")
-    prompt = ctx.uow.daily.get(ctx.workspace, int(parts[1]))
+    prompt = ctx.uow[DAILY].get(ctx.workspace, int(parts[1]))
     if prompt is None or prompt.channel_id != ctx.channel.id:
         raise UserError("That question is no longer open.")
     what = parts[2]

@@ -18,6 +18,8 @@ from bot.core.content import Question
 from bot.core.context import Context, Services
 from bot.core.daily.choosing import choose_question
 from bot.core.daily.schedule import (
+    DAILY,
+    SCHEDULES,
     DueReveal,
     NewPrompt,
     RevealStats,
@@ -49,10 +51,10 @@ HOW_TO_ANSWER = {
 def ensure_schedule(ctx: Context) -> Schedule:
     """The channel's schedule; the first time, the default one (09:00 on weekdays, every
     topic, in the asking user's zone, else the workspace's)."""
-    schedule = ctx.uow.schedules.get(ctx.channel)
+    schedule = ctx.uow[SCHEDULES].get(ctx.channel)
     if schedule is None:
         zone_name = ctx.user.timezone or ctx.workspace.timezone
-        schedule = ctx.uow.schedules.save(
+        schedule = ctx.uow[SCHEDULES].save(
             default_schedule(ctx.channel.id, ctx.workspace.id, zone_name, ctx.now)
         )
     return schedule
@@ -60,7 +62,7 @@ def ensure_schedule(ctx: Context) -> Schedule:
 
 def channel_zone_name(ctx: Context) -> str:
     """The zone whose calendar decides the channel's 'today'."""
-    schedule = ctx.uow.schedules.get(ctx.channel)
+    schedule = ctx.uow[SCHEDULES].get(ctx.channel)
     if schedule is not None:
         return schedule.timezone
     return ctx.user.timezone or ctx.workspace.timezone
@@ -167,13 +169,13 @@ def post_daily_prompt(
 ) -> DailyPrompt | None:
     """Create the channel's prompt for ``day`` and queue its post; None if it exists already."""
     schedule = ensure_schedule(ctx)
-    created = ctx.uow.daily.add_prompts(
+    created = ctx.uow[DAILY].add_prompts(
         [NewPrompt(ctx.channel, question.id, day, now, schedule.reveal_at(now, day))]
     )
     if not created:
         return None
     prompt = created[0]
-    ctx.uow.daily.queue(
+    ctx.uow[DAILY].queue(
         [(ctx.workspace.id, ctx.workspace.platform, post_message(ctx.channel, question, prompt))],
         now,
     )
@@ -184,7 +186,7 @@ def show_daily(ctx: Context) -> list[Outgoing]:
     """Post today's question in the channel if it is not posted yet, else show it again."""
     schedule = ensure_schedule(ctx)
     today = schedule.local_date_of(ctx.now)
-    prompt = ctx.uow.daily.for_date(ctx.channel, today)
+    prompt = ctx.uow[DAILY].for_date(ctx.channel, today)
     if prompt is not None:
         question = ctx.bank.get(prompt.question_id)
         if question is None:
@@ -197,8 +199,8 @@ def show_daily(ctx: Context) -> list[Outgoing]:
                 channel=ctx.channel.external_id,
             )
         ]
-    history = ctx.uow.daily.history([ctx.channel.id]).get(ctx.channel.id, [])
-    seen = ctx.uow.daily.seen_by_members([ctx.channel.id]).get(ctx.channel.id, {})
+    history = ctx.uow[DAILY].history([ctx.channel.id]).get(ctx.channel.id, [])
+    seen = ctx.uow[DAILY].seen_by_members([ctx.channel.id]).get(ctx.channel.id, {})
     question = choose_question(ctx.bank, schedule, history, seen, ctx.channel.id)
     if question is None:
         raise UserError("There are no questions loaded. Add a pack to content/packs.")
@@ -215,12 +217,12 @@ class DailyPostJob:
         self.batch = batch
 
     def next_due(self, uow: UnitOfWork) -> datetime | None:
-        return uow.schedules.next_due()
+        return uow[SCHEDULES].next_due()
 
     def run(self, uow: UnitOfWork, services: Services, now: datetime) -> int:
         """Post what is due at ``now`` (claiming at most ``batch`` channels); returns how many
         schedules were handled, posted or skipped."""
-        due = uow.schedules.claim_due(now, self.batch)
+        due = uow[SCHEDULES].claim_due(now, self.batch)
         if not due:
             return 0
         updates: list[tuple[int, datetime | None]] = []
@@ -241,8 +243,8 @@ class DailyPostJob:
             if schedule.posts_on(day):
                 wanted.append((item, day))
         ids = [item.channel.id for item, _ in wanted]
-        history = uow.daily.history(ids) if ids else {}
-        seen = uow.daily.seen_by_members(ids) if ids else {}
+        history = uow[DAILY].history(ids) if ids else {}
+        seen = uow[DAILY].seen_by_members(ids) if ids else {}
         new: list[NewPrompt] = []
         for item, day in wanted:
             cid = item.channel.id
@@ -257,15 +259,15 @@ class DailyPostJob:
             )
         by_channel = {item.channel.id: item for item, _ in wanted}
         messages = []
-        for prompt in uow.daily.add_prompts(new):
+        for prompt in uow[DAILY].add_prompts(new):
             item = by_channel[prompt.channel_id]
             question = services.bank.get(prompt.question_id)
             assert question is not None
             messages.append(
                 (prompt.workspace_id, item.platform, post_message(item.channel, question, prompt))
             )
-        uow.daily.queue(messages, now)
-        uow.schedules.set_next(updates)
+        uow[DAILY].queue(messages, now)
+        uow[SCHEDULES].set_next(updates)
         return len(due)
 
 
@@ -278,20 +280,20 @@ class DailyRevealJob:
         self.batch = batch
 
     def next_due(self, uow: UnitOfWork) -> datetime | None:
-        return uow.daily.next_reveal_at()
+        return uow[DAILY].next_reveal_at()
 
     def run(self, uow: UnitOfWork, services: Services, now: datetime) -> int:
-        due = uow.daily.claim_reveals(now, self.batch)
+        due = uow[DAILY].claim_reveals(now, self.batch)
         if not due:
             return 0
-        stats = uow.daily.reveal_stats([d.prompt.id for d in due])
+        stats = uow[DAILY].reveal_stats([d.prompt.id for d in due])
         messages = []
         for item in due:
             message = self._message(item, services, stats.get(item.prompt.id, RevealStats()), now)
             if message is not None:
                 messages.append((item.prompt.workspace_id, item.platform, message))
-        uow.daily.mark_revealed([d.prompt.id for d in due], now)
-        uow.daily.queue(messages, now)
+        uow[DAILY].mark_revealed([d.prompt.id for d in due], now)
+        uow[DAILY].queue(messages, now)
         return len(due)
 
     def _message(

@@ -29,6 +29,7 @@ from pytimeparse.timeparse import timeparse as parse_duration
 from bot.core.errors import UserError
 from bot.core.messages import Outgoing
 from bot.core.model import Channel, DailyPrompt, Workspace
+from bot.core.ports import Port
 from bot.core.timezones import parse_zone, zone
 
 DAY_NAMES: Final = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
@@ -411,8 +412,11 @@ class ScheduleRepository(Protocol):
         ...
 
 
+SCHEDULES = Port[ScheduleRepository]("schedules")
+
+
 class DailyRepository(Protocol):
-    """The daily prompts (``uow.daily``): one at a time for the commands, in bulk for the post
+    """The daily prompts (``uow[DAILY]``): one at a time for the commands, in bulk for the post
     and reveal jobs, and the outbox in bulk."""
 
     def for_date(self, channel: Channel, local_date: date) -> DailyPrompt | None:
@@ -459,3 +463,6 @@ class DailyRepository(Protocol):
     def clamp_reveals(self, channel: Channel, latest: datetime) -> None:
         """Bring open prompts' reveal times forward to ``latest`` at the latest."""
         ...
+
+
+DAILY = Port[DailyRepository]("daily")

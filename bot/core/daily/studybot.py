@@ -12,6 +12,8 @@ from bot.core.context import Context
 from bot.core.daily.choosing import eligible
 from bot.core.daily.posting import ensure_schedule
 from bot.core.daily.schedule import (
+    DAILY,
+    SCHEDULES,
     Schedule,
     describe,
     parse_schedule_args,
@@ -42,10 +44,10 @@ def _reply(ctx: Context, lines: Sequence[str], title: str = "") -> list[Outgoing
 
 
 def _save_schedule(ctx: Context, schedule: Schedule) -> Schedule:
-    saved = ctx.uow.schedules.save(schedule.with_next(ctx.now))
+    saved = ctx.uow[SCHEDULES].save(schedule.with_next(ctx.now))
     if saved.next_post_at is not None:
         # Changing the schedule never lets an open prompt's reveal slip past the next post.
-        ctx.uow.daily.clamp_reveals(ctx.channel, saved.next_post_at - timedelta(minutes=1))
+        ctx.uow[DAILY].clamp_reveals(ctx.channel, saved.next_post_at - timedelta(minutes=1))
     return saved
 
 
@@ -63,7 +65,7 @@ def studybot_command(ctx: Context, args: str) -> list[Outgoing]:
     if verb == "show":
         if len(rest) > 1:
             raise UserError("Usage: /studybot schedule show")
-        schedule = ctx.uow.schedules.get(ctx.channel)
+        schedule = ctx.uow[SCHEDULES].get(ctx.channel)
         if schedule is None:
             return _reply(
                 ctx,
@@ -95,7 +97,7 @@ def studybot_command(ctx: Context, args: str) -> list[Outgoing]:
             raise UserError("That is too many skipped days; remove the schedule's days instead.")
         saved = _save_schedule(ctx, replace(schedule, skip_dates=kept))
         note = ""
-        if ctx.uow.daily.for_date(ctx.channel, day) is not None:
+        if ctx.uow[DAILY].for_date(ctx.channel, day) is not None:
             note = " Today's question is already posted; it stays."
         return _reply(
             ctx,

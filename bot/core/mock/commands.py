@@ -22,6 +22,7 @@ from bot.core.mock.common import (
 )
 from bot.core.mock.model import (
     DONE,
+    MOCKS,
     PAST,
     RUNNING,
     VOTES,
@@ -81,13 +82,13 @@ def history(ctx: Context, args: str) -> list[Outgoing]:
         candidate, interviewer = people(ctx.uow, ctx.workspace, mock)
         card = scorecard_card(
             mock,
-            ctx.uow.mocks.rounds(mock),
+            ctx.uow[MOCKS].rounds(mock),
             ctx.bank,
             candidate.display,
             interviewer.display if interviewer is not None and mock.has_interviewer else None,
         )
         return [private(ctx, card)]
-    mocks = ctx.uow.mocks.for_user(ctx.workspace, ctx.user, PAST, limit=20)
+    mocks = ctx.uow[MOCKS].for_user(ctx.workspace, ctx.user, PAST, limit=20)
     if not mocks:
         return text_reply(ctx, "No past mocks yet. Schedule one: /mock schedule tomorrow 3pm.")
     zone_name = zone_of(ctx.user, ctx.workspace)
@@ -100,7 +101,7 @@ def history(ctx: Context, args: str) -> list[Outgoing]:
             role = f"interviewed {candidate.display}"
         line = f"#{mock.id} · {show(mock.starts_at, zone_name)} · {mock.format} · {role} · "
         if mock.status == DONE:
-            rounds = ctx.uow.mocks.rounds(mock)
+            rounds = ctx.uow[MOCKS].rounds(mock)
             votes = [v.vote for v in verdicts(rounds, ctx.bank)]
             line += (
                 f"{round(mean_coverage(rounds) * 100)}% rubric coverage · {recommendation(votes)}"

@@ -10,6 +10,7 @@ from bot.core.context import Context
 from bot.core.errors import NotFound
 from bot.core.ics import CalendarEvent, ics_attachment
 from bot.core.messages import (
+    OUTBOX,
     Attachment,
     Button,
     ButtonStyle,
@@ -24,6 +25,7 @@ from bot.core.mock.model import (
     DONE,
     EXPIRED,
     MISSED,
+    MOCKS,
     PROPOSED,
     RUNNING,
     SCHEDULED,
@@ -36,7 +38,7 @@ from bot.core.mock.times import (
     show,
     show_in_zones,
 )
-from bot.core.model import User, Workspace
+from bot.core.model import CHANNELS, USERS, User, Workspace
 from bot.core.ports import UnitOfWork
 
 STATUS_WORDS = {
@@ -72,7 +74,7 @@ def text_reply(ctx: Context, text: str) -> list[Outgoing]:
 
 def queue(uow: UnitOfWork, workspace: Workspace, message: Outgoing, now: datetime) -> None:
     key = message.key or ""
-    uow.outbox.add(workspace, workspace.platform, message, key, now)
+    uow[OUTBOX].add(workspace, workspace.platform, message, key, now)
 
 
 def dm(
@@ -93,7 +95,7 @@ def dm(
 
 
 def user_by_id(uow: UnitOfWork, workspace: Workspace, user_id: int | None) -> User | None:
-    return None if user_id is None else uow.users.get(workspace, user_id)
+    return None if user_id is None else uow[USERS].get(workspace, user_id)
 
 
 def people(uow: UnitOfWork, workspace: Workspace, mock: Mock) -> tuple[User, User | None]:
@@ -121,7 +123,7 @@ def start_times(uow: UnitOfWork, workspace: Workspace, mock: Mock, at: datetime)
 def where(uow: UnitOfWork, workspace: Workspace, mock: Mock) -> str:
     if mock.in_dm or mock.channel_id is None:
         return "in a direct message"
-    channel = uow.channels.get(workspace, mock.channel_id)
+    channel = uow[CHANNELS].get(workspace, mock.channel_id)
     return f"in a thread in #{channel.name if channel else '?'}"
 
 
@@ -158,7 +160,7 @@ def accept_buttons(mock: Mock) -> tuple[Button, ...]:
 def own_mock(ctx: Context, text: str, *, lock: bool = False) -> Mock:
     """The mock with id ``text`` that the acting user takes part in."""
     mock_id = parse_id(text)
-    mock = ctx.uow.mocks.get(ctx.workspace, mock_id, lock=lock)
+    mock = ctx.uow[MOCKS].get(ctx.workspace, mock_id, lock=lock)
     if mock is None or ctx.user.id not in mock.participants():
         raise NotFound(f"You have no mock #{mock_id}. /mock list shows yours.")
     return mock
@@ -173,14 +175,14 @@ def post(
         if candidate is not None:
             dm(uow, workspace, candidate, card, key, now)
         return
-    channel = uow.channels.get(workspace, mock.channel_id)
+    channel = uow[CHANNELS].get(workspace, mock.channel_id)
     if channel is None:
         return
     message = Outgoing(
         Delivery.CHANNEL,
         channel.external_id,
         card,
-        thread=uow.mocks.thread_ref(mock),
+        thread=uow[MOCKS].thread_ref(mock),
         key=key,
         tags={"mock": str(mock.id)},
     )

@@ -7,6 +7,7 @@ from datetime import datetime
 
 from bot.core.context import Services
 from bot.core.mock.common import calendar, dm
+from bot.core.mock.model import MOCKS
 from bot.core.mock.reminders import (
     reminder_card,
 )
@@ -22,11 +23,11 @@ class MockReminderJob:
     batch: int = 200
 
     def next_due(self, uow: UnitOfWork) -> datetime | None:
-        return uow.mocks.next_reminder()
+        return uow[MOCKS].next_reminder()
 
     def run(self, uow: UnitOfWork, services: Services, now: datetime) -> int:
         done = 0
-        for due in uow.mocks.claim_reminders(now, self.batch):
+        for due in uow[MOCKS].claim_reminders(now, self.batch):
             card = reminder_card(uow, due.workspace, due.mock, due.user, now)
             dm(
                 uow,
@@ -50,9 +51,9 @@ class MockClockJob:
     batch: int = 100
 
     def next_due(self, uow: UnitOfWork) -> datetime | None:
-        return uow.mocks.next_due()
+        return uow[MOCKS].next_due()
 
     def run(self, uow: UnitOfWork, services: Services, now: datetime) -> int:
         return sum(
-            run_step(uow, services, ws, mock, now) for ws, mock in uow.mocks.due(now, self.batch)
+            run_step(uow, services, ws, mock, now) for ws, mock in uow[MOCKS].due(now, self.batch)
         )

@@ -18,6 +18,7 @@ from datetime import datetime, timedelta
 from typing import Protocol
 
 from bot.core.model import Channel, User, Workspace
+from bot.core.ports import Port
 
 PROPOSED, SCHEDULED, RUNNING, DEBRIEF, DONE = "proposed", "scheduled", "running", "debrief", "done"
 CANCELLED, DECLINED, EXPIRED, MISSED = "cancelled", "declined", "expired", "missed"
@@ -347,6 +348,5 @@ class MockRepository(Protocol):
         self, workspace: Workspace, user: User, offsets: list[int]
     ) -> None: ...
 
-    def find_user(self, workspace: Workspace, name: str) -> User | None:
-        """A user of the workspace by platform id or display name (case-insensitive)."""
-        ...
+
+MOCKS = Port[MockRepository]("mocks")

@@ -23,6 +23,7 @@ from bot.core.mock.common import (
 )
 from bot.core.mock.model import (
     FORMATS,
+    MOCKS,
     PROPOSED,
     NewMock,
     Window,
@@ -65,16 +66,16 @@ def _intervals(
 def find_match(ctx: Context, fmt: str, box: int) -> Match | None:
     """The best partner and slot: overlapping availability, new partners before repeat
     ones, the earliest slot, then the closest time zone."""
-    mine = ctx.uow.mocks.windows(ctx.workspace, ctx.user)
+    mine = ctx.uow[MOCKS].windows(ctx.workspace, ctx.user)
     since = ceil_quarter(ctx.now + PAIR_LEAD)
     until = ctx.now + PAIR_HORIZON
     duration = timedelta(minutes=box * len(FORMATS[fmt]))
     my_spans = _intervals(mine, since, until)
-    counts = ctx.uow.mocks.pair_counts(ctx.workspace, ctx.user)
-    declined = ctx.uow.mocks.declined(ctx.workspace, ctx.user, ctx.now - DECLINE_MEMORY)
+    counts = ctx.uow[MOCKS].pair_counts(ctx.workspace, ctx.user)
+    declined = ctx.uow[MOCKS].declined(ctx.workspace, ctx.user, ctx.now - DECLINE_MEMORY)
     my_zone = zone_of(ctx.user, ctx.workspace)
     best: Match | None = None
-    for user_id, windows in ctx.uow.mocks.all_windows(ctx.workspace).items():
+    for user_id, windows in ctx.uow[MOCKS].all_windows(ctx.workspace).items():
         if user_id == ctx.user.id or user_id in declined:
             continue
         other = user_by_id(ctx.uow, ctx.workspace, user_id)
@@ -111,7 +112,7 @@ def _first_free(
     for a, b in spans:
         t = ceil_quarter(a)
         while t + duration <= b:
-            if not ctx.uow.mocks.overlapping(ctx.workspace, users, t, t + duration):
+            if not ctx.uow[MOCKS].overlapping(ctx.workspace, users, t, t + duration):
                 return t
             t += timedelta(minutes=15)
     return None
@@ -123,7 +124,7 @@ def pair(ctx: Context, args: str) -> list[Outgoing]:
     request = parse_schedule(args)
     if request.when or request.peer:
         raise UserError("Usage: /mock pair [loop|technical|product|behavioral].")
-    if not ctx.uow.mocks.windows(ctx.workspace, ctx.user):
+    if not ctx.uow[MOCKS].windows(ctx.workspace, ctx.user):
         raise UserError(
             "Tell me when you're free first: /mock available weekdays 18:00-20:00 "
             "(as many windows as you like), then /mock pair."
@@ -131,7 +132,7 @@ def pair(ctx: Context, args: str) -> list[Outgoing]:
     check_bank(ctx.bank, request.format)
     pending = [
         m
-        for m in ctx.uow.mocks.for_user(ctx.workspace, ctx.user, (PROPOSED,))
+        for m in ctx.uow[MOCKS].for_user(ctx.workspace, ctx.user, (PROPOSED,))
         if m.candidate_id == ctx.user.id
     ]
     if pending:
@@ -144,7 +145,7 @@ def pair(ctx: Context, args: str) -> list[Outgoing]:
             "Nobody's availability overlaps yours in the next two weeks. Add more windows "
             "(/mock available), or schedule a solo mock: /mock schedule tomorrow 3pm."
         )
-    mock = ctx.uow.mocks.add(
+    mock = ctx.uow[MOCKS].add(
         ctx.workspace,
         NewMock(
             candidate=ctx.user,

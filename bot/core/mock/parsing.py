@@ -12,7 +12,7 @@ from bot.core.mock.model import (
     LOOP,
     Mock,
 )
-from bot.core.model import User
+from bot.core.model import USERS, User
 
 DEFAULT_BOX = 8  # minutes per round
 MIN_BOX, MAX_BOX = 3, 30
@@ -82,16 +82,23 @@ def parse_schedule(text: str) -> ScheduleRequest:
     return ScheduleRequest(" ".join(words), peer, fmt, box)
 
 
+def _by_handle(users: list[User], handle: str) -> User | None:
+    """The one user ``handle`` names: the one with that platform id, else the only one with
+    that name (None when it names several)."""
+    by_id = [u for u in users if u.external_id.casefold() == handle.casefold()]
+    return by_id[0] if by_id else (users[0] if len(users) == 1 else None)
+
+
 def resolve_peer(ctx: Context, token: str) -> User:
     """A mention (Slack ``<@U…>``, Discord ``<@…>``) or ``@name`` of someone in the workspace."""
     mention = _MENTION.match(token)
     if mention is not None:
-        peer = ctx.uow.users.ensure(ctx.workspace, mention.group(1))
+        peer = ctx.uow[USERS].ensure(ctx.workspace, mention.group(1))
     else:
         name = token.lstrip("@")
         if not name or len(name) > 80:
             raise UserError("With whom? Mention them: /mock schedule Fri 15:00 with @bob.")
-        found = ctx.uow.mocks.find_user(ctx.workspace, name)
+        found = _by_handle(ctx.uow[USERS].find(ctx.workspace, name), name)
         if found is None:
             raise UserError(
                 f"I don't know {name!r} here yet. Mention them (@name) so the platform "

@@ -14,6 +14,7 @@ from bot.core.mock.common import (
     zone_of,
 )
 from bot.core.mock.model import (
+    MOCKS,
     SCHEDULED,
     Window,
 )
@@ -41,7 +42,7 @@ def available(ctx: Context, args: str) -> list[Outgoing]:
     text = args.strip()
     zone_name = zone_of(ctx.user, ctx.workspace)
     if text.lower() in ("", "list"):
-        windows = ctx.uow.mocks.windows(ctx.workspace, ctx.user)
+        windows = ctx.uow[MOCKS].windows(ctx.workspace, ctx.user)
         if not windows:
             return text_reply(
                 ctx,
@@ -50,14 +51,14 @@ def available(ctx: Context, args: str) -> list[Outgoing]:
             )
         return text_reply(ctx, "You're available for mocks:\n" + _windows_text(windows))
     if text.lower() in ("clear", "off", "none"):
-        removed = ctx.uow.mocks.clear_windows(ctx.workspace, ctx.user)
+        removed = ctx.uow[MOCKS].clear_windows(ctx.workspace, ctx.user)
         return text_reply(ctx, f"Removed {removed} window{'s' * (removed != 1)}.")
     days, start, end = parse_window(text)
-    existing = ctx.uow.mocks.windows(ctx.workspace, ctx.user)
+    existing = ctx.uow[MOCKS].windows(ctx.workspace, ctx.user)
     if len(existing) >= MAX_WINDOWS:
         raise UserError(f"You have {MAX_WINDOWS} windows; /mock available clear to start over.")
-    ctx.uow.mocks.add_window(ctx.workspace, ctx.user, days, start, end, zone_name, ctx.now)
-    windows = ctx.uow.mocks.windows(ctx.workspace, ctx.user)
+    ctx.uow[MOCKS].add_window(ctx.workspace, ctx.user, days, start, end, zone_name, ctx.now)
+    windows = ctx.uow[MOCKS].windows(ctx.workspace, ctx.user)
     return text_reply(
         ctx,
         "Added. You're available for mocks:\n"
@@ -77,8 +78,8 @@ def remind(ctx: Context, args: str) -> list[Outgoing]:
             ctx, f"Mock reminders: {said} before. Change with /mock remind 24h 1h (or off)."
         )
     offsets = [] if text in ("off", "none", "no") else parse_offsets(text)
-    ctx.uow.mocks.set_reminder_offsets(ctx.workspace, ctx.user, offsets)
-    for mock in ctx.uow.mocks.for_user(ctx.workspace, ctx.user, (SCHEDULED,)):
+    ctx.uow[MOCKS].set_reminder_offsets(ctx.workspace, ctx.user, offsets)
+    for mock in ctx.uow[MOCKS].for_user(ctx.workspace, ctx.user, (SCHEDULED,)):
         if mock.accepted(ctx.user.id):
             plan_reminders(ctx.uow, mock, ctx.user, ctx.now)
     said = ", ".join(in_words(timedelta(minutes=m)) for m in offsets)

@@ -17,6 +17,7 @@ from bot.core.mock.common import (
     zone_of,
 )
 from bot.core.mock.model import (
+    MOCKS,
     SCHEDULED,
     Mock,
 )
@@ -31,7 +32,7 @@ DEFAULT_OFFSETS = (24 * 60, 60)  # reminders: 24 h and 1 h before
 
 
 def offsets_for(uow: UnitOfWork, user: User) -> list[int]:
-    chosen = uow.mocks.reminder_offsets(user)
+    chosen = uow[MOCKS].reminder_offsets(user)
     return list(DEFAULT_OFFSETS) if chosen is None else chosen
 
 
@@ -42,12 +43,12 @@ def plan_reminders(uow: UnitOfWork, mock: Mock, user: User, now: datetime) -> in
         for offset in offsets_for(uow, user)
         if mock.starts_at - timedelta(minutes=offset) > now
     ]
-    uow.mocks.set_reminders(mock, user, due)
+    uow[MOCKS].set_reminders(mock, user, due)
     return len(due)
 
 
 def plan_all_reminders(uow: UnitOfWork, workspace: Workspace, mock: Mock, now: datetime) -> None:
-    uow.mocks.cancel_reminders(mock)
+    uow[MOCKS].cancel_reminders(mock)
     if mock.status != SCHEDULED:
         return
     for user_id in mock.participants():

@@ -41,6 +41,7 @@ from bot.core.mock.model import (
     DONE,
     EXPIRED,
     MISSED,
+    MOCKS,
     PROPOSED,
     ROUND_TITLES,
     RUNNING,
@@ -145,12 +146,12 @@ def _start(
     late = now - mock.starts_at
     candidate, interviewer = people(uow, workspace, mock)
     if late > LATE_START_LIMIT:
-        changed = uow.mocks.change(
+        changed = uow[MOCKS].change(
             mock, MockChanges(status=MISSED, clear_next=True), now, expect_status=SCHEDULED
         )
         if changed is None:
             return 0
-        uow.mocks.cancel_reminders(mock)
+        uow[MOCKS].cancel_reminders(mock)
         for person in (candidate, interviewer if mock.has_interviewer else None):
             if person is None:
                 continue
@@ -171,14 +172,14 @@ def _start(
                 now,
             )
         return 1
-    seen = uow.mocks.question_ids_seen(workspace, candidate)
+    seen = uow[MOCKS].question_ids_seen(workspace, candidate)
     planned = pick_rounds(services.bank, mock, seen)
     if len(planned) < mock.rounds_total:
-        changed = uow.mocks.change(
+        changed = uow[MOCKS].change(
             mock, MockChanges(status=CANCELLED, clear_next=True), now, expect_status=SCHEDULED
         )
         if changed is not None:
-            uow.mocks.cancel_reminders(mock)
+            uow[MOCKS].cancel_reminders(mock)
             dm(
                 uow,
                 workspace,
@@ -195,7 +196,7 @@ def _start(
             )
         return 1
     ends = now + timedelta(minutes=mock.round_minutes)
-    changed = uow.mocks.change(
+    changed = uow[MOCKS].change(
         mock,
         MockChanges(status=RUNNING, position=0, started_at=now, next_at=ends + ANSWER_GRACE),
         now,
@@ -203,9 +204,9 @@ def _start(
     )
     if changed is None:
         return 0
-    uow.mocks.add_rounds(changed, planned)
-    uow.mocks.start_round(changed, 0, now, ends)
-    uow.mocks.cancel_reminders(changed)  # any still unsent are moot once it runs
+    uow[MOCKS].add_rounds(changed, planned)
+    uow[MOCKS].start_round(changed, 0, now, ends)
+    uow[MOCKS].cancel_reminders(changed)  # any still unsent are moot once it runs
     intro = [
         f"Mock interview #{mock.id} for {candidate.display}: {describe(mock)}.",
     ]
@@ -215,7 +216,7 @@ def _start(
         intro.append(f"{interviewer.display} did not accept, so this one runs solo.")
     if late >= timedelta(minutes=1):
         intro.append(f"Starting {in_words(late)} late; every round still gets its full time box.")
-    first = uow.mocks.rounds(changed)[0]
+    first = uow[MOCKS].rounds(changed)[0]
     card = _round_card(uow, services.bank, workspace, changed, first, ends, tuple(intro))
     post(uow, workspace, changed, card, f"mock:{mock.id}:open", now)
     _brief(uow, services.bank, workspace, changed, first, now)
@@ -235,7 +236,7 @@ def _advance(
     nxt = position + 1
     if nxt < mock.rounds_total:
         ends = now + timedelta(minutes=mock.round_minutes)
-        moved = uow.mocks.change(
+        moved = uow[MOCKS].change(
             mock,
             MockChanges(position=nxt, next_at=ends + ANSWER_GRACE),
             now,
@@ -244,16 +245,16 @@ def _advance(
         )
         if moved is None:
             return
-        uow.mocks.start_round(moved, nxt, now, ends)
-        r = uow.mocks.rounds(moved)[nxt]
+        uow[MOCKS].start_round(moved, nxt, now, ends)
+        r = uow[MOCKS].rounds(moved)[nxt]
         card = _round_card(uow, services.bank, workspace, moved, r, ends, intro)
         post(uow, workspace, moved, card, f"mock:{mock.id}:r{nxt}:ask", now)
         _brief(uow, services.bank, workspace, moved, r, now)
         return
-    rounds = uow.mocks.rounds(mock)
+    rounds = uow[MOCKS].rounds(mock)
     missing = [r.position + 1 for r in rounds if r.vote is None]
     if mock.has_interviewer and missing:
-        waiting = uow.mocks.change(
+        waiting = uow[MOCKS].change(
             mock,
             MockChanges(status=DEBRIEF, position=mock.rounds_total, next_at=now + DEBRIEF_WAIT),
             now,
@@ -307,7 +308,7 @@ def _complete(
     now: datetime,
     intro: tuple[str, ...] = (),
 ) -> None:
-    done = uow.mocks.change(
+    done = uow[MOCKS].change(
         mock,
         MockChanges(status=DONE, clear_next=True, ended_at=now, position=mock.rounds_total),
         now,
@@ -318,7 +319,7 @@ def _complete(
     candidate, interviewer = people(uow, workspace, done)
     card = scorecard_card(
         done,
-        uow.mocks.rounds(done),
+        uow[MOCKS].rounds(done),
         services.bank,
         candidate.display,
         interviewer.display if interviewer is not None and done.has_interviewer else None,
@@ -349,7 +350,7 @@ def _time_out(
         _complete(uow, services, workspace, mock, now)
         return 1
     position = mock.position
-    closed = uow.mocks.close_round(mock, position, RoundResult(TIMED_OUT, now))
+    closed = uow[MOCKS].close_round(mock, position, RoundResult(TIMED_OUT, now))
     if closed is None:
         return 0
     late = ""
@@ -361,12 +362,12 @@ def _time_out(
 
 
 def _expire(uow: UnitOfWork, workspace: Workspace, mock: Mock, now: datetime) -> int:
-    changed = uow.mocks.change(
+    changed = uow[MOCKS].change(
         mock, MockChanges(status=EXPIRED, clear_next=True), now, expect_status=PROPOSED
     )
     if changed is None:
         return 0
-    uow.mocks.cancel_reminders(mock)
+    uow[MOCKS].cancel_reminders(mock)
     for user_id in mock.participants():
         person = user_by_id(uow, workspace, user_id)
         if person is not None:
@@ -411,7 +412,7 @@ def answer_round(ctx: Context, mock: Mock, position: int, text: str) -> list[Out
         raise UserError(f"Only the candidate answers in mock #{mock.id}.")
     if mock.status != RUNNING:
         raise UserError(f"Mock #{mock.id} is {STATUS_WORDS[mock.status]}.")
-    rounds = ctx.uow.mocks.rounds(mock)
+    rounds = ctx.uow[MOCKS].rounds(mock)
     if position != mock.position or position >= len(rounds) or not rounds[position].open:
         raise UserError(f"Round {position + 1} of mock #{mock.id} is closed.")
     current = rounds[position]
@@ -428,7 +429,7 @@ def answer_round(ctx: Context, mock: Mock, position: int, text: str) -> list[Out
     if question is None:
         raise UserError("That question left the bank; wait for the next round.")
     result = grade_answer(ctx, question, text)
-    closed = ctx.uow.mocks.close_round(
+    closed = ctx.uow[MOCKS].close_round(
         mock,
         position,
         RoundResult(
@@ -476,7 +477,7 @@ def _here(ctx: Context, mock: Mock) -> bool:
     event = ctx.event
     if mock.in_dm:
         return event.is_dm
-    ref = ctx.uow.mocks.thread_ref(mock)
+    ref = ctx.uow[MOCKS].thread_ref(mock)
     if event.thread is not None:
         return ref is not None and event.thread == ref
     return mock.channel_id == ctx.channel.id
@@ -486,7 +487,7 @@ def answer_running_mock(ctx: Context, text: str) -> list[Outgoing] | None:
     """Route ``/answer`` and plain text to a running mock's open round when the acting user
     is its candidate and writes where it runs (thread, DM or channel); None otherwise, so
     the quiz or the daily question gets it."""
-    for mock in ctx.uow.mocks.running_for(ctx.workspace, ctx.user):
+    for mock in ctx.uow[MOCKS].running_for(ctx.workspace, ctx.user):
         if not _here(ctx, mock):
             continue
         if mock.candidate_id == ctx.user.id and mock.status == RUNNING:
@@ -511,12 +512,12 @@ def record_vote(
         raise UserError(f"Mock #{mock.id} has not started yet: vote as its rounds run.")
     if mock.status not in (RUNNING, DEBRIEF):
         raise UserError(f"Mock #{mock.id} is {STATUS_WORDS[mock.status]}: its votes are final.")
-    rounds = ctx.uow.mocks.rounds(mock)
+    rounds = ctx.uow[MOCKS].rounds(mock)
     if not 0 <= position < len(rounds) or rounds[position].started_at is None:
         raise UserError(f"Mock #{mock.id} has no round {position + 1} yet.")
     if note is not None and len(note) > 2000:
         raise UserError("Keep the note under 2,000 characters.")
-    ctx.uow.mocks.vote(mock, position, vote, note)
+    ctx.uow[MOCKS].vote(mock, position, vote, note)
     said = []
     if vote is not None:
         said.append(f"vote {VOTES[vote]}")
@@ -525,6 +526,6 @@ def record_vote(
     reply = text_reply(
         ctx, f"Round {position + 1} of mock #{mock.id}: {' and '.join(said)} recorded."
     )
-    if mock.status == DEBRIEF and all(r.vote is not None for r in ctx.uow.mocks.rounds(mock)):
+    if mock.status == DEBRIEF and all(r.vote is not None for r in ctx.uow[MOCKS].rounds(mock)):
         _complete(ctx.uow, ctx.services, ctx.workspace, mock, ctx.now)
     return reply

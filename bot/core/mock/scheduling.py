@@ -35,6 +35,7 @@ from bot.core.mock.model import (
     DECLINED,
     FORMATS,
     MISSED,
+    MOCKS,
     PROPOSED,
     RUNNING,
     SCHEDULED,
@@ -65,7 +66,7 @@ MAX_UPCOMING = 10
 def _check_free(
     ctx: Context, users: tuple[int, ...], start: datetime, end: datetime, exclude: int | None
 ) -> None:
-    clash = ctx.uow.mocks.overlapping(ctx.workspace, users, start, end, exclude)
+    clash = ctx.uow[MOCKS].overlapping(ctx.workspace, users, start, end, exclude)
     if clash:
         other = clash[0]
         who = "You have" if ctx.user.id in other.participants() else "Your peer has"
@@ -103,12 +104,12 @@ def schedule(ctx: Context, args: str) -> list[Outgoing]:
     users = (ctx.user.id,) if peer is None else (ctx.user.id, peer.id)
     duration = timedelta(minutes=request.box * len(FORMATS[request.format]))
     _check_free(ctx, users, starts, starts + duration, None)
-    upcoming = ctx.uow.mocks.for_user(ctx.workspace, ctx.user, ACTIVE)
+    upcoming = ctx.uow[MOCKS].for_user(ctx.workspace, ctx.user, ACTIVE)
     if len(upcoming) >= MAX_UPCOMING:
         raise UserError(
             f"You have {len(upcoming)} mocks coming up already; cancel one before adding more."
         )
-    mock = ctx.uow.mocks.add(
+    mock = ctx.uow[MOCKS].add(
         ctx.workspace,
         NewMock(
             candidate=ctx.user,
@@ -140,7 +141,7 @@ def schedule(ctx: Context, args: str) -> list[Outgoing]:
 def list_mocks(ctx: Context, args: str) -> list[Outgoing]:
     if args.strip():
         raise UserError("/mock list takes nothing more. /mock history shows past mocks.")
-    mocks = ctx.uow.mocks.for_user(ctx.workspace, ctx.user, ACTIVE)
+    mocks = ctx.uow[MOCKS].for_user(ctx.workspace, ctx.user, ACTIVE)
     if not mocks:
         return text_reply(ctx, "No mocks coming up. Schedule one: /mock schedule tomorrow 3pm.")
     zone_name = zone_of(ctx.user, ctx.workspace)
@@ -175,7 +176,7 @@ def cancel(ctx: Context, args: str) -> list[Outgoing]:
     if mock.status not in ACTIVE:
         raise UserError(f"Mock #{mock.id} is {STATUS_WORDS[mock.status]}: nothing to cancel.")
     was_running = mock.status in (RUNNING, DEBRIEF)
-    changed = ctx.uow.mocks.change(
+    changed = ctx.uow[MOCKS].change(
         mock,
         MockChanges(status=CANCELLED, clear_next=True, ended_at=ctx.now if was_running else None),
         ctx.now,
@@ -183,11 +184,11 @@ def cancel(ctx: Context, args: str) -> list[Outgoing]:
     )
     if changed is None:
         raise UserError(f"Mock #{mock.id} just changed; look again with /mock list.")
-    ctx.uow.mocks.cancel_reminders(mock)
+    ctx.uow[MOCKS].cancel_reminders(mock)
     if was_running:
-        for r in ctx.uow.mocks.rounds(mock):
+        for r in ctx.uow[MOCKS].rounds(mock):
             if r.open and r.started_at is not None:
-                ctx.uow.mocks.close_round(mock, r.position, RoundResult(STOPPED, ctx.now))
+                ctx.uow[MOCKS].close_round(mock, r.position, RoundResult(STOPPED, ctx.now))
         post(
             ctx.uow,
             ctx.workspace,
@@ -244,7 +245,7 @@ def reschedule(ctx: Context, args: str) -> list[Outgoing]:
         status = PROPOSED if mock.status == PROPOSED else SCHEDULED
     else:
         status = PROPOSED  # the candidate accepts the interviewer's new time
-    changed = ctx.uow.mocks.change(
+    changed = ctx.uow[MOCKS].change(
         mock,
         MockChanges(
             status=status,
@@ -286,7 +287,7 @@ def accept(ctx: Context, args: str) -> list[Outgoing]:
     other_id = mock.interviewer_id if is_candidate else mock.candidate_id
     both = other_id is not None and mock.accepted(other_id)
     status = SCHEDULED if (mock.status == SCHEDULED or both) else PROPOSED
-    changed = ctx.uow.mocks.change(
+    changed = ctx.uow[MOCKS].change(
         mock,
         MockChanges(
             status=status,
@@ -346,10 +347,10 @@ def decline(ctx: Context, args: str) -> list[Outgoing]:
     else:
         changes = MockChanges(status=DECLINED, clear_next=True, declined_by=ctx.user.id)
         told = f"{ctx.user.display} declined mock #{mock.id}. Try /mock pair again."
-    changed = ctx.uow.mocks.change(mock, changes, ctx.now, expect_status=mock.status)
+    changed = ctx.uow[MOCKS].change(mock, changes, ctx.now, expect_status=mock.status)
     if changed is None:
         raise UserError(f"Mock #{mock.id} just changed; look again with /mock list.")
-    ctx.uow.mocks.cancel_reminders(mock, None if changed.status == DECLINED else ctx.user.id)
+    ctx.uow[MOCKS].cancel_reminders(mock, None if changed.status == DECLINED else ctx.user.id)
     if other is not None:
         dm(
             ctx.uow,

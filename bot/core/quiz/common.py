@@ -14,7 +14,7 @@ from bot.core.content import Question
 from bot.core.context import Context
 from bot.core.errors import UserError
 from bot.core.messages import Button, ButtonStyle, Card, Delivery, Form, Outgoing
-from bot.core.quiz.model import OPEN, QuizSession
+from bot.core.quiz.model import OPEN, QUIZZES, QuizSession
 
 DEFAULT_N = 5
 MAX_N = 20
@@ -146,7 +146,7 @@ def answer_form(ctx: Context, question: Question | None, action: str) -> list[Ou
 def open_session(ctx: Context, raw: str) -> QuizSession:
     if not raw.isdigit():
         raise UserError("That button is no longer valid.")
-    session = ctx.uow.quizzes.get(ctx.workspace, int(raw))
+    session = ctx.uow[QUIZZES].get(ctx.workspace, int(raw))
     if session is None or session.status != OPEN:
         raise UserError("That quiz is over.")
     return session

@@ -18,8 +18,8 @@ from bot.core.context import Context, Services
 from bot.core.daily.answering import points_for
 from bot.core.errors import UserError
 from bot.core.grading import Grade
-from bot.core.messages import Card, Delivery, Outgoing, say
-from bot.core.model import Channel, Workspace
+from bot.core.messages import OUTBOX, Card, Delivery, Outgoing, say
+from bot.core.model import USERS, Channel, Workspace
 from bot.core.ports import UnitOfWork
 from bot.core.quiz.common import (
     QuizRequest,
@@ -29,7 +29,7 @@ from bot.core.quiz.common import (
     question_card,
     shuffle_key,
 )
-from bot.core.quiz.model import DONE, LIVE, OPEN, NewQuiz, QuizSession
+from bot.core.quiz.model import DONE, LIVE, OPEN, QUIZZES, NewQuiz, QuizSession
 
 LIVE_SECONDS = 30
 LIVE_MAX_MISSES = 2
@@ -51,7 +51,7 @@ def start_live(ctx: Context, args: str) -> list[Outgoing]:
     request = parse_live(args, ctx.bank.topics())
     if ctx.event.is_dm:
         raise UserError("Live rounds run in a channel: start one there with /quiz live.")
-    running = ctx.uow.quizzes.open_live(ctx.workspace, ctx.channel)
+    running = ctx.uow[QUIZZES].open_live(ctx.workspace, ctx.channel)
     if running is not None:
         raise UserError(
             f"A live round is already running here (question {running.position + 1} of "
@@ -67,7 +67,7 @@ def start_live(ctx: Context, args: str) -> list[Outgoing]:
     now = ctx.now
     seed = f"{ctx.channel.id}:{now.isoformat()}"
     ids = [q.id for q in sorted(pool, key=lambda q: shuffle_key(seed, q.id))[: request.n]]
-    session = ctx.uow.quizzes.start(
+    session = ctx.uow[QUIZZES].start(
         ctx.workspace,
         NewQuiz(
             ctx.user,
@@ -114,7 +114,7 @@ def _post(
     tags: dict[str, str] | None = None,
 ) -> None:
     message = Outgoing(Delivery.CHANNEL, channel.external_id, card, key=key, tags=tags or {})
-    uow.outbox.add(workspace, workspace.platform, message, key, now)
+    uow[OUTBOX].add(workspace, workspace.platform, message, key, now)
 
 
 def _post_live_question(
@@ -157,7 +157,7 @@ def answer_live(
     question = ctx.bank.get(session.current or "")
     if question is None:
         raise UserError("That question is closed.")
-    if any(a.user_id == ctx.user.id for a in ctx.uow.quizzes.answers(session, question.id)):
+    if any(a.user_id == ctx.user.id for a in ctx.uow[QUIZZES].answers(session, question.id)):
         raise UserError("You already answered this one: wait for the next question.")
     result = grade_answer(ctx, question, answer)
     seconds = float(session.data.get("seconds", LIVE_SECONDS))
@@ -166,7 +166,7 @@ def answer_live(
     finished = False
     if result.verdict.value == "correct":
         finished = session.position + 1 >= len(session.question_ids)
-        moved = ctx.uow.quizzes.move(
+        moved = ctx.uow[QUIZZES].move(
             session,
             position=session.position + 1,
             asked_at=now,
@@ -224,13 +224,13 @@ def answer_live(
 def standings(uow: UnitOfWork, workspace: Workspace, session: QuizSession) -> list[str]:
     """Lines of the round's standings: points, then correct answers; ties share a rank."""
     totals: dict[int, list[int]] = defaultdict(lambda: [0, 0])
-    for attempt in uow.quizzes.answers(session):
+    for attempt in uow[QUIZZES].answers(session):
         t = totals[attempt.user_id]
         t[0] += attempt.points
         t[1] += attempt.points > 0
     names = {}
     for user_id in totals:
-        user = uow.users.get(workspace, user_id)
+        user = uow[USERS].get(workspace, user_id)
         names[user_id] = user.display if user else "someone"
     order = sorted(totals, key=lambda u: (-totals[u][0], -totals[u][1], names[u].casefold()))
     lines: list[str] = []
@@ -282,11 +282,11 @@ def time_out(
 ) -> int:
     """The countdown of the live question ran out: reveal, then the next question or the end."""
     question = services.bank.get(session.current or "")
-    answered = bool(uow.quizzes.answers(session, session.current)) if session.current else False
+    answered = bool(uow[QUIZZES].answers(session, session.current)) if session.current else False
     misses = 0 if answered else int(session.data.get("misses", 0)) + 1
     seconds = int(session.data.get("seconds", LIVE_SECONDS))
     finished = misses >= LIVE_MAX_MISSES or session.position + 1 >= len(session.question_ids)
-    moved = uow.quizzes.move(
+    moved = uow[QUIZZES].move(
         session,
         position=session.position + 1,
         asked_at=now,
@@ -326,11 +326,11 @@ class LiveQuizJob:
     batch: int = field(default=100)
 
     def next_due(self, uow: UnitOfWork) -> datetime | None:
-        return uow.quizzes.live_next_due()
+        return uow[QUIZZES].live_next_due()
 
     def run(self, uow: UnitOfWork, services: Services, now: datetime) -> int:
         done = 0
-        for workspace, channel, session in uow.quizzes.live_due(now)[: self.batch]:
+        for workspace, channel, session in uow[QUIZZES].live_due(now)[: self.batch]:
             done += time_out(uow, services, workspace, channel, session, now)
         return done
 

@@ -11,6 +11,7 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from bot.core.model import Attempt, Channel, User, Workspace
+from bot.core.ports import Port
 
 PERSONAL, REVIEW, LIVE = "personal", "review", "live"
 OPEN, DONE, ABANDONED = "open", "done", "abandoned"
@@ -90,3 +91,6 @@ class QuizRepository(Protocol):
     def answers(self, session: QuizSession, question_id: str | None = None) -> list[Attempt]:
         """Attempts recorded in ``session`` (at one question when ``question_id``), in order."""
         ...
+
+
+QUIZZES = Port[QuizRepository]("quizzes")

@@ -15,7 +15,6 @@ from bot.core.answers import AnswerKind, AnswerTo, grade_answer, record_answer
 from bot.core.context import Context
 from bot.core.errors import UserError
 from bot.core.messages import Button, ButtonStyle, Card, Outgoing, say
-from bot.core.model import User
 from bot.core.quiz.common import (
     MAX_N,
     VERDICT_MARK,
@@ -28,25 +27,20 @@ from bot.core.quiz.common import (
     shuffle_key,
 )
 from bot.core.quiz.live import start_live
-from bot.core.quiz.model import ABANDONED, DONE, OPEN, PERSONAL, REVIEW, NewQuiz, QuizSession
+from bot.core.quiz.model import (
+    ABANDONED,
+    DONE,
+    OPEN,
+    PERSONAL,
+    QUIZZES,
+    REVIEW,
+    NewQuiz,
+    QuizSession,
+)
+from bot.core.srs import REVIEWS
+from bot.core.stats import topic_scores
 
 WEAK_TOPIC = 0.7  # topics whose mean score is below this are weak
-
-
-def topic_scores(ctx: Context, user: User) -> dict[str, tuple[float, int, int]]:
-    """Per topic: (mean score, answers, correct answers) of ``user``."""
-    totals: dict[str, list[float]] = defaultdict(lambda: [0.0, 0, 0])
-    for question_id, count, score_sum, correct in ctx.uow.stats.answers_by_question(
-        ctx.workspace, user
-    ):
-        question = ctx.bank.get(question_id)
-        if question is None:
-            continue
-        t = totals[question.topic]
-        t[0] += score_sum
-        t[1] += count
-        t[2] += correct
-    return {topic: (t[0] / t[1], int(t[1]), int(t[2])) for topic, t in totals.items() if t[1]}
 
 
 def pick_questions(ctx: Context, request: QuizRequest, *, due_only: bool = False) -> list[str]:
@@ -58,7 +52,7 @@ def pick_questions(ctx: Context, request: QuizRequest, *, due_only: bool = False
         if (request.topic is None or q.topic == request.topic)
         and (request.difficulty is None or q.difficulty == request.difficulty)
     ]
-    cards = {c.question_id: c for c in ctx.uow.reviews.for_user(ctx.workspace, ctx.user)}
+    cards = {c.question_id: c for c in ctx.uow[REVIEWS].for_user(ctx.workspace, ctx.user)}
     now = ctx.now
     seed = f"{ctx.user.id}:{now.date().isoformat()}"
     due = sorted(
@@ -118,7 +112,7 @@ def _start_personal(
     ctx: Context, request: QuizRequest, mode: str, question_ids: list[str]
 ) -> list[Outgoing]:
     now = ctx.now
-    session = ctx.uow.quizzes.start(
+    session = ctx.uow[QUIZZES].start(
         ctx.workspace,
         NewQuiz(
             ctx.user,
@@ -134,7 +128,7 @@ def _start_personal(
         now,
     )
     if session is None:
-        existing = ctx.uow.quizzes.open_for_user(ctx.workspace, ctx.user)
+        existing = ctx.uow[QUIZZES].open_for_user(ctx.workspace, ctx.user)
         if existing is None:
             raise UserError("Your quiz could not be started; please try again.")
         return _offer(ctx, existing)
@@ -160,12 +154,12 @@ def quiz_command(ctx: Context, args: str) -> list[Outgoing]:
     if head == "live":
         return start_live(ctx, " ".join(words[1:]))
     if head in ("resume", "abandon") and len(words) == 1:
-        session = ctx.uow.quizzes.open_for_user(ctx.workspace, ctx.user)
+        session = ctx.uow[QUIZZES].open_for_user(ctx.workspace, ctx.user)
         if session is None:
             raise UserError("You have no quiz open. Start one with /quiz.")
         return resume(ctx, session) if head == "resume" else abandon(ctx, session)
     request = parse_request(args, ctx.bank.topics())
-    session = ctx.uow.quizzes.open_for_user(ctx.workspace, ctx.user)
+    session = ctx.uow[QUIZZES].open_for_user(ctx.workspace, ctx.user)
     if session is not None:
         return _offer(ctx, session)
     question_ids = pick_questions(ctx, request)
@@ -177,12 +171,12 @@ def quiz_command(ctx: Context, args: str) -> list[Outgoing]:
 def review_command(ctx: Context, args: str) -> list[Outgoing]:
     """``/review [topic] [n]``: a personal quiz of the cards that are due."""
     request = parse_request(args, ctx.bank.topics(), default_n=MAX_N)
-    session = ctx.uow.quizzes.open_for_user(ctx.workspace, ctx.user)
+    session = ctx.uow[QUIZZES].open_for_user(ctx.workspace, ctx.user)
     if session is not None:
         return _offer(ctx, session)
     question_ids = pick_questions(ctx, request, due_only=True)
     if not question_ids:
-        cards = ctx.uow.reviews.for_user(ctx.workspace, ctx.user)
+        cards = ctx.uow[REVIEWS].for_user(ctx.workspace, ctx.user)
         if not cards:
             raise UserError("Nothing to review yet: take a /quiz first.")
         upcoming = min(c.due_at for c in cards)
@@ -196,7 +190,7 @@ def resume(ctx: Context, session: QuizSession) -> list[Outgoing]:
 
 
 def abandon(ctx: Context, session: QuizSession) -> list[Outgoing]:
-    moved = ctx.uow.quizzes.move(
+    moved = ctx.uow[QUIZZES].move(
         session,
         position=session.position,
         asked_at=session.asked_at,
@@ -242,7 +236,7 @@ def answer_personal(
         {"q": question.id, "score": result.score, "verdict": result.verdict.value},
     ]
     finished = session.position + 1 >= len(session.question_ids)
-    moved = ctx.uow.quizzes.move(
+    moved = ctx.uow[QUIZZES].move(
         session,
         position=session.position + 1,
         asked_at=now,
@@ -291,8 +285,8 @@ def _summary(ctx: Context, session: QuizSession) -> Outgoing:
         blocks.append("To review:\n" + "\n".join(review_lines))
     else:
         blocks.append("Nothing to review: all correct.")
-    due = ctx.uow.reviews.count_due(ctx.workspace, ctx.user, ctx.now)
-    cards = ctx.uow.reviews.for_user(ctx.workspace, ctx.user)
+    due = ctx.uow[REVIEWS].count_due(ctx.workspace, ctx.user, ctx.now)
+    cards = ctx.uow[REVIEWS].for_user(ctx.workspace, ctx.user)
     upcoming = min((c.due_at for c in cards if c.due_at > ctx.now), default=None)
     if due:
         footer = f"{due} review{'s' * (due != 1)} due now: /review"
