@@ -33,8 +33,8 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from bot.core.clock import Clock
-from bot.core.messages import Delivery, Outgoing, from_payload
-from bot.db.models import DailyPromptRow, OutboxRow
+from bot.core.messages import Outgoing, from_payload
+from bot.db.models import OutboxRow
 from bot.metrics import OUTBOX
 
 log = logging.getLogger(__name__)
@@ -327,15 +327,6 @@ class OutboxDeliverer:
                         for r in sent
                     ],
                 )
-                refs = [
-                    {"id": int(r.message.tags["prompt"]), "message_ref": r.ref}
-                    for r in sent
-                    if r.ref
-                    and r.message.delivery is Delivery.CHANNEL
-                    and r.message.tags.get("prompt", "").isdigit()
-                ]
-                if refs:  # thread replies to the post are answers to it
-                    session.execute(update(DailyPromptRow), refs)
             for r in failed:
                 row = session.get_one(OutboxRow, r.row_id)
                 row.claimed_until = None

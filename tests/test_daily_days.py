@@ -118,7 +118,7 @@ def test_a_thread_reply_to_the_post_is_an_answer(chat: Transcript, app: App) -> 
 
     chat.send("/daily")
     with app.session_factory() as session:
-        ref = session.scalar(select(DailyPromptRow.message_ref))
+        ref = session.scalar(select(OutboxRow.message_ref).where(OutboxRow.key == "daily:1:post"))
     assert ref
     reply = app.bot.handle(
         Event(EventKind.MESSAGE, "console", "console", "general", "carol", text="7", thread=ref)

@@ -15,7 +15,7 @@ from bot.bootstrap import App
 from bot.core.clock import SimulatedClock
 from bot.core.commands import COMMANDS
 from bot.core.events import Event, EventKind
-from bot.db.models import AttemptRow, DailyPromptRow, QuizSessionRow
+from bot.db.models import AttemptRow, DailyPromptRow, OutboxRow, QuizSessionRow
 from tests.support import Transcript
 from tests.test_quiz import RIGHT, make_app
 from tests.test_quiz_live import live_question, live_row
@@ -74,7 +74,10 @@ def test_a_reply_in_a_daily_posts_thread_answers_that_post_before_anything_else(
     chat(app, "bob").send("/quiz live cuda 2")
     with app.session_factory() as session:
         prompt = session.scalars(select(DailyPromptRow)).one()
-    assert prompt.message_ref is not None
+        post_ref = session.scalar(
+            select(OutboxRow.message_ref).where(OutboxRow.key == "daily:1:post")
+        )
+    assert post_ref is not None
     reply = asyncio.run(
         app.handle(
             Event(
@@ -84,7 +87,7 @@ def test_a_reply_in_a_daily_posts_thread_answers_that_post_before_anything_else(
                 "general",
                 "alice",
                 text="A",
-                thread=prompt.message_ref,
+                thread=post_ref,
             )
         )
     )

@@ -51,7 +51,7 @@ class DailyPrompt:
     posted_at: datetime
     reveal_at: datetime
     revealed_at: datetime | None
-    message_ref: str | None
+    message_ref: str | None  # the post's platform id once it was sent (from its outbox row)
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,6 +26,8 @@ from bot.core.daily.schedule import (
     NewPrompt,
     RevealStats,
     Schedule,
+    post_key,
+    prompt_of_post,
 )
 from bot.core.errors import ConfigError
 from bot.core.messages import Outgoing, to_payload
@@ -168,13 +170,34 @@ class SqlSchedules(_Repo):
 
 
 class SqlDaily(_Repo):
+    def _post_refs(self, prompt_ids: Sequence[int]) -> dict[int, str]:
+        """The platform ids of the prompts' posts that were sent, from their outbox rows."""
+        found: dict[int, str] = {}
+        for chunk in _chunks(list(prompt_ids)):
+            rows = self.session.execute(
+                select(OutboxRow.key, OutboxRow.message_ref).where(
+                    OutboxRow.key.in_([post_key(i) for i in chunk]),
+                    OutboxRow.message_ref.is_not(None),
+                )
+            )
+            for key, ref in rows:
+                prompt_id = prompt_of_post(key)
+                if prompt_id is not None and ref:
+                    found[prompt_id] = ref
+        return found
+
+    def _with_ref(self, row: DailyPromptRow | None) -> DailyPrompt | None:
+        if row is None:
+            return None
+        return _prompt(row, self._post_refs([row.id]).get(row.id))
+
     def for_date(self, channel: Channel, local_date: date) -> DailyPrompt | None:
         row = self.session.scalars(
             select(DailyPromptRow).where(
                 DailyPromptRow.channel_id == channel.id, DailyPromptRow.local_date == local_date
             )
         ).one_or_none()
-        return _prompt(row) if row else None
+        return self._with_ref(row)
 
     def latest(self, channel: Channel, before: datetime) -> DailyPrompt | None:
         row = self.session.scalars(
@@ -183,11 +206,11 @@ class SqlDaily(_Repo):
             .order_by(DailyPromptRow.posted_at.desc())
             .limit(1)
         ).one_or_none()
-        return _prompt(row) if row else None
+        return self._with_ref(row)
 
     def get(self, workspace: Workspace, prompt_id: int) -> DailyPrompt | None:
         row = self.session.get(DailyPromptRow, prompt_id)
-        return _prompt(row) if row is not None and row.workspace_id == workspace.id else None
+        return self._with_ref(row if row is not None and row.workspace_id == workspace.id else None)
 
     def history(self, channel_ids: Sequence[int]) -> dict[int, list[str]]:
         found: dict[int, list[str]] = {}
@@ -291,14 +314,26 @@ class SqlDaily(_Repo):
         return added
 
     def by_message_ref(self, channel: Channel, ref: str) -> DailyPrompt | None:
+        keys = self.session.scalars(
+            select(OutboxRow.key).where(
+                OutboxRow.message_ref == ref,
+                OutboxRow.workspace_id == channel.workspace_id,
+                OutboxRow.key.startswith("daily:"),
+            )
+        )
+        ids = [i for i in (prompt_of_post(k) for k in keys) if i is not None]
+        if not ids:
+            return None
         row = self.session.scalars(
-            select(DailyPromptRow).where(
+            select(DailyPromptRow)
+            .where(
+                DailyPromptRow.id.in_(ids),
                 DailyPromptRow.channel_id == channel.id,
                 DailyPromptRow.workspace_id == channel.workspace_id,
-                DailyPromptRow.message_ref == ref,
             )
+            .order_by(DailyPromptRow.id)
         ).first()
-        return _prompt(row) if row is not None else None
+        return _prompt(row, ref) if row is not None else None
 
     def next_reveal_at(self) -> datetime | None:
         return self.session.scalar(
@@ -318,7 +353,10 @@ class SqlDaily(_Repo):
             .limit(limit)
             .with_for_update(skip_locked=True, of=DailyPromptRow)
         ).all()
-        return [DueReveal(_prompt(p), _channel(c), platform) for p, c, platform in rows]
+        refs = self._post_refs([p.id for p, _, _ in rows])
+        return [
+            DueReveal(_prompt(p, refs.get(p.id)), _channel(c), platform) for p, c, platform in rows
+        ]
 
     def reveal_stats(self, prompt_ids: Sequence[int]) -> dict[int, RevealStats]:
         if not prompt_ids:

@@ -171,7 +171,6 @@ class DailyPromptRow(Base):
     __table_args__ = (
         UniqueConstraint("channel_id", "local_date"),
         Index("ix_daily_prompt_revealed_at_reveal_at", "revealed_at", "reveal_at"),
-        Index("ix_daily_prompt_channel_id_message_ref", "channel_id", "message_ref"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -182,7 +181,7 @@ class DailyPromptRow(Base):
     posted_at: Mapped[datetime]
     reveal_at: Mapped[datetime] = mapped_column(index=True)
     revealed_at: Mapped[datetime | None]
-    message_ref: Mapped[str | None] = mapped_column(String(64))
+    # The post's platform id is on its outbox row (key ``daily:<id>:post``), kept for good.
 
 
 class AttemptRow(Base):
@@ -400,7 +399,9 @@ class MockPrefRow(Base):
 
 
 class OutboxRow(Base):
-    """A message to deliver, written in the same transaction as the change that caused it."""
+    """A message to deliver, written in the same transaction as the change that caused it.
+    ``message_ref`` is the platform's id of the message once sent: a daily post's or a
+    mock thread's rows are how replies in their threads find them."""
 
     __tablename__ = "outbox"
     __table_args__ = (Index("ix_outbox_status_next_attempt_at", "status", "next_attempt_at"),)
@@ -415,7 +416,7 @@ class OutboxRow(Base):
     next_attempt_at: Mapped[datetime]
     claimed_until: Mapped[datetime | None]
     sent_at: Mapped[datetime | None]
-    message_ref: Mapped[str | None] = mapped_column(String(64))
+    message_ref: Mapped[str | None] = mapped_column(String(64), index=True)
     last_error: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[datetime]
 

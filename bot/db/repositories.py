@@ -42,7 +42,7 @@ def _channel(row: ChannelRow) -> Channel:
     return Channel(row.id, row.workspace_id, row.external_id, row.name)
 
 
-def _prompt(row: DailyPromptRow) -> DailyPrompt:
+def _prompt(row: DailyPromptRow, message_ref: str | None = None) -> DailyPrompt:
     return DailyPrompt(
         row.id,
         row.workspace_id,
@@ -52,7 +52,7 @@ def _prompt(row: DailyPromptRow) -> DailyPrompt:
         row.posted_at,
         row.reveal_at,
         row.revealed_at,
-        row.message_ref,
+        message_ref,
     )
 
 

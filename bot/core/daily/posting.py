@@ -25,6 +25,7 @@ from bot.core.daily.schedule import (
     RevealStats,
     Schedule,
     default_schedule,
+    post_key,
 )
 from bot.core.errors import UserError
 from bot.core.messages import Button, ButtonStyle, Card, Delivery, Outgoing
@@ -146,8 +147,7 @@ def post_message(channel: Channel, question: Question, prompt: DailyPrompt) -> O
         Delivery.CHANNEL,
         channel.external_id,
         prompt_card(question, prompt),
-        key=f"daily:{prompt.id}:post",
-        tags={"prompt": str(prompt.id)},
+        key=post_key(prompt.id),
     )
 
 

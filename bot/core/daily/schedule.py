@@ -415,6 +415,19 @@ class ScheduleRepository(Protocol):
 SCHEDULES = Port[ScheduleRepository]("schedules")
 
 
+def post_key(prompt_id: int) -> str:
+    """The outbox key of a prompt's post. Its outbox row keeps the post's platform id once
+    sent (``DailyPrompt.message_ref``), which replies in the post's thread are matched by."""
+    return f"daily:{prompt_id}:post"
+
+
+def prompt_of_post(key: str) -> int | None:
+    """The prompt id in a post's outbox key (:func:`post_key`); None for any other key."""
+    head, _, rest = key.partition(":")
+    number, _, tail = rest.partition(":")
+    return int(number) if head == "daily" and tail == "post" and number.isdigit() else None
+
+
 class DailyRepository(Protocol):
     """The daily prompts (``uow[DAILY]``): one at a time for the commands, in bulk for the post
     and reveal jobs, and the outbox in bulk."""
@@ -448,7 +461,9 @@ class DailyRepository(Protocol):
         message's ``key``; returns how many were new."""
         ...
 
-    def by_message_ref(self, channel: Channel, ref: str) -> DailyPrompt | None: ...
+    def by_message_ref(self, channel: Channel, ref: str) -> DailyPrompt | None:
+        """The channel's prompt whose post has the platform id ``ref`` (its outbox row's)."""
+        ...
 
     def next_reveal_at(self) -> datetime | None: ...
 

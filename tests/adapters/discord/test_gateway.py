@@ -9,7 +9,7 @@ from sqlalchemy import select
 
 from bot.core.bank import QuestionBank
 from bot.core.clock import SimulatedClock
-from bot.db.models import AttemptRow, DailyPromptRow
+from bot.db.models import AttemptRow, DailyPromptRow, OutboxRow
 from tests.adapters.discord import payloads as p
 from tests.adapters.discord.conftest import bank_of, running_adapter
 from tests.adapters.discord.fake_discord import FakeDiscord
@@ -77,7 +77,9 @@ async def test_daily_command_posts_the_question_with_buttons_and_a_click_grades_
         callback = await fake.wait_call("POST", rf"^/interactions/{click['id']}/")
         with app.session_factory() as session:
             prompt = session.scalars(select(DailyPromptRow)).one()
-            assert prompt.message_ref == message_id  # thread replies to the post are answers
+            post_key = f"daily:{prompt.id}:post"
+            post_row = select(OutboxRow.message_ref).where(OutboxRow.key == post_key)
+            assert session.scalar(post_row) == message_id  # thread replies to it are answers
             attempt = session.scalars(select(AttemptRow)).one()
             assert attempt.scored_prompt_id == prompt.id and attempt.score == 1.0
 

@@ -11,7 +11,7 @@ from sqlalchemy import select
 
 from bot.adapters.slack import SlackAdapter
 from bot.core.commands import COMMANDS
-from bot.db.models import AttemptRow, DailyPromptRow, UserRow
+from bot.db.models import AttemptRow, DailyPromptRow, OutboxRow, UserRow
 from tests.adapters.slack.conftest import AdapterFactory, dispatch
 from tests.adapters.slack.fake_slack import BOT_USER_ID, Call, FakeSlack
 from tests.adapters.slack.payloads import (
@@ -185,7 +185,8 @@ async def test_a_reply_in_the_daily_posts_thread_is_graded_as_an_answer(
     post = await post_daily(slack, fake_slack)
     post_ts = "1700000000.000001"
     with slack.app.session_factory() as session:
-        assert session.scalar(select(DailyPromptRow.message_ref)) == f"{CHANNEL}:{post_ts}"
+        post_row = select(OutboxRow.message_ref).where(OutboxRow.key == "daily:1:post")
+        assert session.scalar(post_row) == f"{CHANNEL}:{post_ts}"
     assert post.args["channel"] == CHANNEL
     body = message_event("B", thread_ts=post_ts, parent_user_id=BOT_USER_ID)
     assert (await dispatch(slack, body)).status == 200
