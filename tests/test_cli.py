@@ -50,11 +50,13 @@ def test_db_upgrade_says_which_migrations_it_applied(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     url = f"sqlite:///{tmp_path / 'x.db'}"
-    heads = migrate.scripts().get_heads()
+    scripts = migrate.scripts()
+    heads = scripts.get_heads()
+    every = len(list(scripts.walk_revisions()))
     assert main(["db", "upgrade", "--db", url]) == 0
     out = capsys.readouterr().out
     assert "up to date" not in out
-    assert "applied 4 migrations" in out
+    assert f"applied {every} migrations" in out
     assert "0001_initial (initial schema)" in out
     assert out.index("0001_initial") < out.index("0002_quiz_leaderboard") < out.index(heads[0])
     assert main(["db", "upgrade", "--db", url]) == 0
@@ -71,7 +73,8 @@ def test_db_upgrade_to_a_revision_applies_only_up_to_it(
     assert "applied 2 migrations" in out and "0003" not in out
     assert main(["db", "upgrade", "--db", url]) == 0
     rest = capsys.readouterr().out
-    assert "applied 2 migrations" in rest and "0001_initial" not in rest
+    later = len(list(migrate.scripts().walk_revisions())) - 2
+    assert f"applied {later} migration" in rest and "0001_initial" not in rest
 
 
 def test_run_without_credentials_points_to_the_console(capsys: pytest.CaptureFixture[str]) -> None:
