@@ -33,6 +33,7 @@ from bot.core.errors import ConfigError
 from bot.core.messages import Outgoing, to_payload
 from bot.core.model import Channel, DailyPrompt, User, Workspace
 from bot.core.streaks import DayMark, NudgeTarget, StreakState
+from bot.core.timezones import zone
 from bot.db.models import (
     ActivityDayRow,
     AttemptRow,
@@ -508,6 +509,42 @@ class SqlStreaks(_Repo):
                 or "UTC"
             )
         return self._zones[user.workspace_id]
+
+    def scheduled_days(
+        self, user: User, first: date, last: date, zone_name: str
+    ) -> frozenset[date] | None:
+        channels = (
+            select(DailyPromptRow.channel_id)
+            .join(AttemptRow, AttemptRow.daily_prompt_id == DailyPromptRow.id)
+            .where(AttemptRow.user_id == user.id, AttemptRow.workspace_id == user.workspace_id)
+            .distinct()
+        )
+        ids = list(self.session.scalars(channels))
+        if not ids:
+            return None
+        tz = zone(zone_name)
+        start = datetime.combine(first, time(0), tzinfo=tz).astimezone(UTC)
+        end = datetime.combine(last + timedelta(days=1), time(0), tzinfo=tz).astimezone(UTC)
+        posted = self.session.scalars(
+            select(DailyPromptRow.posted_at).where(
+                DailyPromptRow.workspace_id == user.workspace_id,
+                DailyPromptRow.channel_id.in_(ids),
+                DailyPromptRow.posted_at >= start,
+                DailyPromptRow.posted_at < end,
+            )
+        )
+        coming = self.session.scalars(
+            select(ChannelScheduleRow.next_post_at).where(
+                ChannelScheduleRow.workspace_id == user.workspace_id,
+                ChannelScheduleRow.channel_id.in_(ids),
+                ChannelScheduleRow.paused.is_(False),
+                ChannelScheduleRow.next_post_at >= start,
+                ChannelScheduleRow.next_post_at < end,
+            )
+        )
+        return frozenset(
+            instant.astimezone(tz).date() for instant in [*posted, *coming] if instant is not None
+        )
 
     def set_nudges(self, user: User, enabled: bool) -> None:
         self.session.execute(
