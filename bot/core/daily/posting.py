@@ -235,7 +235,7 @@ def show_daily(ctx: Context) -> list[Outgoing]:
     seen = ctx.uow[DAILY].seen_by_members([ctx.channel.id]).get(ctx.channel.id, {})
     question = choose_question(ctx.bank, schedule, history, seen, ctx.channel.id)
     if question is None:
-        raise UserError("There are no questions loaded. Add a pack to content/packs.")
+        raise UserError("There are no questions loaded: add a folder of packs to STUDYBOT_PACKS.")
     post_daily_prompt(ctx, question, today, ctx.now)
     return []
 
