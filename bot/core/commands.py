@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from bot.core import home, leaderboard, stats, teams
+from bot.core.away import away_command
 from bot.core.context import Context
 from bot.core.daily.answering import daily_action
 from bot.core.daily.posting import show_daily
@@ -131,6 +132,12 @@ _SPECS = [
         "/mock schedule WHEN [with @PEER] | list | cancel ID | reschedule ID WHEN | pair | …",
         "mock interviews: schedule, pair up, vote, scorecards (/mock alone lists all)",
         mock_command,
+    ),
+    CommandSpec(
+        "away",
+        "/away FROM TO | off | list | cancel ID",
+        "time away: your streak pauses (no freeze spent) and reminders stop",
+        away_command,
     ),
     CommandSpec("tz", "/tz ZONE", "set your time zone (IANA name, e.g. Europe/Berlin)", _tz),
     CommandSpec(

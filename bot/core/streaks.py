@@ -244,8 +244,13 @@ def at_risk(state: StreakState, when: datetime, zone_name: str, due: DueDays = E
 
 
 def due_days(uow: UnitOfWork, user: User, first: date, last: date, zone_name: str) -> DueDays:
-    """The user's due days from ``first`` to ``last`` (their channels' posts)."""
-    return DueDays(uow[STREAKS].scheduled_days(user, first, last, zone_name))
+    """The user's due days from ``first`` to ``last`` (their channels' posts, time away)."""
+    from bot.core.away import AWAY
+
+    return DueDays(
+        uow[STREAKS].scheduled_days(user, first, last, zone_name),
+        tuple(uow[AWAY].ranges(user, first, last)),
+    )
 
 
 def _settle_due(
@@ -363,6 +368,8 @@ def show_streak(ctx: Context, args: str) -> list[Outgoing]:
 
     if args.strip():
         raise UserError("/streak takes no arguments: it shows your own streak.")
+    from bot.core.away import away_note
+
     state = current_streak(ctx.uow, ctx.user, ctx.now)
     zone_name = ctx.uow[STREAKS].zone_of(ctx.user)
     today = local_day(ctx.now, zone_name)
@@ -373,7 +380,7 @@ def show_streak(ctx: Context, args: str) -> list[Outgoing]:
         Outgoing(
             Delivery.PRIVATE,
             ctx.user.external_id,
-            streak_card(state, marks, today, due),
+            streak_card(state, marks, today, due, away_note(ctx.uow, ctx.user, today)),
             channel=ctx.channel.external_id,
         )
     ]

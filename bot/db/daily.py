@@ -18,6 +18,7 @@ from sqlalchemy import case, distinct, func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from bot.core.away import AwayPeriod
 from bot.core.clock import Clock
 from bot.core.daily.schedule import (
     DAY_NAMES,
@@ -37,6 +38,7 @@ from bot.core.timezones import zone
 from bot.db.models import (
     ActivityDayRow,
     AttemptRow,
+    AwayPeriodRow,
     ChannelRow,
     ChannelScheduleRow,
     DailyPromptRow,
@@ -576,3 +578,55 @@ class SqlStreaks(_Repo):
             NudgeTarget(_user(u), _state(s), u.timezone or tz or "UTC", platform)
             for s, u, platform, tz in rows
         ]
+
+
+def _away(row: AwayPeriodRow) -> AwayPeriod:
+    return AwayPeriod(row.id, row.user_id, row.first_day, row.last_day)
+
+
+class SqlAway(_Repo):
+    """Time-away periods (``bot.core.away``), scoped by the user's workspace."""
+
+    def _mine(self, user: User) -> Any:
+        return select(AwayPeriodRow).where(
+            AwayPeriodRow.user_id == user.id, AwayPeriodRow.workspace_id == user.workspace_id
+        )
+
+    def add(self, user: User, first: date, last: date, now: datetime) -> AwayPeriod:
+        row = AwayPeriodRow(
+            workspace_id=user.workspace_id,
+            user_id=user.id,
+            first_day=first,
+            last_day=last,
+            created_at=now,
+        )
+        self.session.add(row)
+        self.session.flush()
+        return _away(row)
+
+    def periods(self, user: User, from_day: date) -> list[AwayPeriod]:
+        rows = self.session.scalars(
+            self._mine(user)
+            .where(AwayPeriodRow.last_day >= from_day)
+            .order_by(AwayPeriodRow.first_day, AwayPeriodRow.id)
+        )
+        return [_away(r) for r in rows]
+
+    def ranges(self, user: User, first: date, last: date) -> list[tuple[date, date]]:
+        rows = self.session.scalars(
+            self._mine(user).where(AwayPeriodRow.last_day >= first, AwayPeriodRow.first_day <= last)
+        )
+        return [(r.first_day, r.last_day) for r in rows]
+
+    def set_last(self, user: User, period_id: int, last: date) -> None:
+        row = self.session.scalars(self._mine(user).where(AwayPeriodRow.id == period_id)).one()
+        row.last_day = last
+
+    def delete(self, user: User, period_id: int) -> bool:
+        row = self.session.scalars(
+            self._mine(user).where(AwayPeriodRow.id == period_id)
+        ).one_or_none()
+        if row is None:
+            return False
+        self.session.delete(row)
+        return True
