@@ -56,6 +56,18 @@ class Transcript:
         return [m for m in self.messages if m.delivery is Delivery.CHANNEL]
 
 
+def right_letter(question: Question) -> str:
+    """The letter of the (first) right choice of a question as displayed: pass the copy
+    in displayed order (``bot.core.display.displayed``)."""
+    return chr(ord("A") + question.choices.index(question.correct[0]))
+
+
+def wrong_letter(question: Question) -> str:
+    """The letter of a wrong choice of a question as displayed."""
+    wrong = next(c for c in question.choices if c not in question.correct)
+    return chr(ord("A") + question.choices.index(wrong))
+
+
 def row_counts(app: App) -> dict[str, int]:
     """How many rows each table holds: to show that bad input wrote nothing."""
     counts: dict[str, int] = {}

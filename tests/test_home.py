@@ -14,10 +14,11 @@ from bot.config import Settings
 from bot.core.bank import QuestionBank
 from bot.core.clock import SimulatedClock
 from bot.core.content import Question, load_pack
+from bot.core.display import daily_seed, displayed, quiz_seed
 from bot.core.events import Event, EventKind
 from bot.core.home import NONE_YET
 from bot.db.models import AttemptRow, DailyPromptRow, PointsBucketRow, QuizSessionRow, UserRow
-from tests.support import Transcript
+from tests.support import Transcript, right_letter
 from tests.test_mock import GOOD, PACK
 from tests.test_quiz import chat_for
 
@@ -38,7 +39,8 @@ def home_app(db_url: str, clock: SimulatedClock, tmp_path: Path) -> Iterator[App
 
 
 def right_answer(question: Question) -> str:
-    return "A" if question.kind == "choice" else GOOD
+    """A right answer to ``question`` as displayed (pass the copy in displayed order)."""
+    return right_letter(question) if question.kind == "choice" else GOOD
 
 
 def event(
@@ -73,10 +75,11 @@ def home(app: App, user: str = "alice", **where: str) -> dict[str, str]:
 
 def daily_question(app: App) -> Question:
     with app.session_factory() as session:
-        qid = session.scalars(
-            select(DailyPromptRow.question_id).order_by(DailyPromptRow.id.desc()).limit(1)
+        prompt = session.scalars(
+            select(DailyPromptRow).order_by(DailyPromptRow.id.desc()).limit(1)
         ).one()
-    question = app.services.bank.get(qid)
+        qid, seed = prompt.question_id, daily_seed(prompt.id)
+    question = displayed(app.services.bank.get(qid), seed)
     assert question is not None
     return question
 
@@ -84,7 +87,7 @@ def daily_question(app: App) -> Question:
 def live_question(app: App) -> Question:
     with app.session_factory() as session:
         row = session.scalars(select(QuizSessionRow).where(QuizSessionRow.mode == "live")).one()
-    question = app.services.bank.get(row.question_ids[row.position])
+    question = displayed(app.services.bank.get(row.question_ids[row.position]), quiz_seed(row.id))
     assert question is not None
     return question
 

@@ -19,12 +19,13 @@ from bot.config import Settings
 from bot.core.bank import QuestionBank
 from bot.core.clock import SimulatedClock
 from bot.core.content import Question, question_from_dict
+from bot.core.display import displayed, quiz_seed
 from bot.core.errors import UserError
 from bot.core.events import Event, EventKind
 from bot.core.messages import Delivery, Outgoing
 from bot.core.quiz.common import MAX_N, parse_request
 from bot.db.models import AttemptRow, PointsBucketRow, QuizSessionRow, ReviewCardRow
-from tests.support import Transcript, row_counts
+from tests.support import Transcript, right_letter, row_counts, wrong_letter
 
 
 def make_question(qid: str, topic: str, difficulty: int = 1, kind: str = "choice") -> Question:
@@ -114,17 +115,26 @@ def current_question(app: App) -> Question:
                 QuizSessionRow.open_key.is_not(None), QuizSessionRow.mode != "live"
             )
         ).one()
-        q = BANK.get(row.question_ids[row.position])
+        q = displayed(BANK.get(row.question_ids[row.position]), quiz_seed(row.id))
     assert q is not None
     return q
 
 
+def right(question: Question) -> str:
+    """A right answer to ``question`` as displayed (a choice's letter in the shown order)."""
+    return right_letter(question) if question.kind == "choice" else RIGHT[question.kind]
+
+
+def wrong(question: Question) -> str:
+    return wrong_letter(question) if question.kind == "choice" else WRONG[question.kind]
+
+
 def answer_right(chat: Transcript, app: App) -> list[Outgoing]:
-    return chat.send(f"/answer {RIGHT[current_question(app).kind]}")
+    return chat.send(f"/answer {right(current_question(app))}")
 
 
 def answer_wrong(chat: Transcript, app: App) -> list[Outgoing]:
-    return chat.send(f"/answer {WRONG[current_question(app).kind]}")
+    return chat.send(f"/answer {wrong(current_question(app))}")
 
 
 def test_a_quiz_asks_one_question_at_a_time_privately(qchat: Transcript) -> None:
@@ -193,8 +203,9 @@ def test_choice_buttons_answer_the_quiz_and_stale_buttons_are_refused(
     qchat: Transcript, quiz_app: App
 ) -> None:
     question_card = qchat.send("/quiz cuda 2")[-1]
-    button = question_card.card.buttons[0].action
-    assert button.startswith("quiz:") and button.endswith(":A")
+    letter = right_letter(current_question(quiz_app))  # as this quiz displays the choices
+    (button,) = [b.action for b in question_card.card.buttons if b.label == letter]
+    assert button.startswith("quiz:") and button.endswith(f":{letter}")
     first = asyncio.run(quiz_app.handle(action_event(button)))
     assert "Correct" in first[0].text
     again = asyncio.run(quiz_app.handle(action_event(button)))

@@ -15,17 +15,18 @@ from sqlalchemy import select
 from bot.bootstrap import App
 from bot.core.clock import SimulatedClock
 from bot.core.content import Question
+from bot.core.display import displayed, quiz_seed
 from bot.core.messages import Delivery
 from bot.db.models import AttemptRow, PointsBucketRow, QuizSessionRow
-from tests.support import Transcript, row_counts
+from tests.support import Transcript, right_letter, row_counts
 from tests.test_quiz import (
     BANK,
-    RIGHT,
-    WRONG,
     action_event,
     chat_for,
     make_app,
+    right,
     running_app,
+    wrong,
 )
 
 
@@ -44,7 +45,7 @@ def live_question(app: App, channel: str = "general") -> Question:
         row = session.scalars(
             select(QuizSessionRow).where(QuizSessionRow.open_key.like("live:%"))
         ).one()
-        question = BANK.get(row.question_ids[row.position])
+        question = displayed(BANK.get(row.question_ids[row.position]), quiz_seed(row.id))
     assert question is not None
     return question
 
@@ -83,7 +84,7 @@ def test_the_first_correct_answer_scores_with_a_speed_bonus(
     question = live_question(quiz_app)
     bob = chat_for(quiz_app, "bob")
     clock.advance(timedelta(seconds=10))
-    replies = bob.send(f"/answer {RIGHT[question.kind]}")
+    replies = bob.send(f"/answer {right(question)}")
     base = 10 * question.difficulty
     bonus = round(base * 0.5 * (1 - 10 / 30))
     assert f"Correct! +{base + bonus} points." in replies[0].text
@@ -97,12 +98,12 @@ def test_a_wrong_answer_uses_up_that_persons_one_answer(quiz_app: App) -> None:
     chat_for(quiz_app).send("/quiz live cuda 2")
     question = live_question(quiz_app)
     bob = chat_for(quiz_app, "bob")
-    assert "Not quite" in bob.say(f"/answer {WRONG[question.kind]}")
+    assert "Not quite" in bob.say(f"/answer {wrong(question)}")
     before = row_counts(quiz_app)
-    assert "already answered this one" in bob.say(f"/answer {RIGHT[question.kind]}")
+    assert "already answered this one" in bob.say(f"/answer {right(question)}")
     assert row_counts(quiz_app) == before
     carol = chat_for(quiz_app, "carol")
-    assert "Correct!" in carol.say(f"/answer {RIGHT[question.kind]}")
+    assert "Correct!" in carol.say(f"/answer {right(question)}")
     # bob's wrong answer earned nothing, so it is no board activity: he is not on the board
     assert points(quiz_app) == {"carol": 10 * question.difficulty + 5 * question.difficulty}
 
@@ -112,7 +113,7 @@ def test_a_question_nobody_gets_times_out_and_the_next_one_is_posted(quiz_app: A
     chat.send("/quiz live cuda 2")
     first = live_question(quiz_app)
     bob = chat_for(quiz_app, "bob")  # the console prints channel posts to the newest session
-    bob.send(f"/answer {WRONG[first.kind]}")
+    bob.send(f"/answer {wrong(first)}")
     replies = bob.send("/advance 30s")
     texts = [m.text for m in replies if m.delivery is Delivery.CHANNEL]
     assert texts[0].startswith("⏰ Time's up")
@@ -141,9 +142,9 @@ def test_a_round_ends_after_n_questions_with_ties_sharing_a_rank(
     chat_for(quiz_app).send("/quiz live cuda 2")
     bob, carol = chat_for(quiz_app, "bob"), chat_for(quiz_app, "carol")
     first = live_question(quiz_app)
-    bob.send(f"/answer {RIGHT[first.kind]}")
+    bob.send(f"/answer {right(first)}")
     second = live_question(quiz_app)
-    replies = carol.send(f"/answer {RIGHT[second.kind]}")
+    replies = carol.send(f"/answer {right(second)}")
     end = next(m for m in replies if m.card.title == "Live quiz · final standings")
     ranks = [line.split(".")[0] for line in end.card.blocks[-1].splitlines()]
     if first.difficulty == second.difficulty:
@@ -174,7 +175,8 @@ def test_live_rounds_never_ask_open_questions(quiz_app: App) -> None:
 
 def test_a_letter_button_answers_the_live_question(quiz_app: App) -> None:
     posts = chat_for(quiz_app).send("/quiz live cuda 1")
-    button = next(b for b in posts[-1].card.buttons if b.label == "A").action
+    letter = right_letter(live_question(quiz_app))  # as the round displays the choices
+    button = next(b for b in posts[-1].card.buttons if b.label == letter).action
     assert button.startswith("live:")
     replies = asyncio.run(quiz_app.handle(action_event(button, user="bob")))
     assert "Correct!" in replies[0].text
@@ -194,7 +196,7 @@ def test_a_live_round_survives_a_restart_and_its_countdown_goes_on(
         assert any(m.text.startswith("⏰ Time's up") for m in replies)
         question = live_question(restarted)
         bob = chat_for(restarted, "bob")
-        assert "Correct!" in bob.say(f"/answer {RIGHT[question.kind]}")
+        assert "Correct!" in bob.say(f"/answer {right(question)}")
         with restarted.session_factory() as session:
             attempt = session.scalars(select(AttemptRow)).one()
         assert attempt.points > 0
@@ -207,4 +209,4 @@ def test_answers_after_the_countdown_are_refused(quiz_app: App, clock: Simulated
     question = live_question(quiz_app)
     bob = chat_for(quiz_app, "bob")
     clock.advance(timedelta(seconds=31))  # the countdown job has not run yet
-    assert "Time is up" in bob.say(f"/answer {RIGHT[question.kind]}")
+    assert "Time is up" in bob.say(f"/answer {right(question)}")

@@ -17,7 +17,7 @@ from bot.core.commands import COMMANDS
 from bot.core.events import Event, EventKind
 from bot.db.models import AttemptRow, DailyPromptRow, OutboxRow, QuizSessionRow
 from tests.support import Transcript
-from tests.test_quiz import RIGHT, make_app
+from tests.test_quiz import make_app, right
 from tests.test_quiz_live import live_question, live_row
 
 
@@ -47,7 +47,7 @@ def test_with_a_quiz_open_an_answer_where_a_live_round_runs_answers_the_live_rou
     alice.send("/quiz mig 3")  # her personal quiz, in #general
     chat(app, "bob").send("/quiz live cuda 2")  # and a live round in the same channel
     question = live_question(app)
-    reply = alice.say(f"/answer {RIGHT[question.kind]}")
+    reply = alice.say(f"/answer {right(question)}")
     assert reply.startswith("Correct! +")  # the live round's reply, not the quiz's feedback
     with app.session_factory() as session:
         (attempt,) = session.scalars(select(AttemptRow))

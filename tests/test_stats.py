@@ -10,7 +10,7 @@ import pytest
 from bot.bootstrap import App
 from bot.core.clock import SimulatedClock
 from tests.support import row_counts
-from tests.test_quiz import RIGHT, WRONG, chat_for, current_question, running_app
+from tests.test_quiz import chat_for, current_question, right, running_app, wrong
 
 
 @pytest.fixture
@@ -18,11 +18,12 @@ def quiz_app(sqlite_url: str, clock: SimulatedClock, tmp_path: Path) -> Iterator
     yield from running_app(sqlite_url, clock, tmp_path)
 
 
-def take_quiz(app: App, user: str, topic: str, right: list[bool]) -> None:
+def take_quiz(app: App, user: str, topic: str, oks: list[bool]) -> None:
     chat = chat_for(app, user)
-    chat.send(f"/quiz {topic} {len(right)}")
-    for ok in right:
-        chat.send(f"/answer {(RIGHT if ok else WRONG)[current_question(app).kind]}")
+    chat.send(f"/quiz {topic} {len(oks)}")
+    for ok in oks:
+        answer = right if ok else wrong
+        chat.send(f"/answer {answer(current_question(app))}")
 
 
 def test_stats_show_accuracy_by_topic_and_the_weakest(quiz_app: App) -> None:

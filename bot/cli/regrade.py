@@ -24,6 +24,7 @@ from bot.core import grading
 from bot.core.bank import QuestionBank
 from bot.core.clock import Clock, SystemClock
 from bot.core.context import Grader
+from bot.core.display import displayed, seed_of
 from bot.core.errors import ConfigError, ContentError, UserError
 from bot.core.grading import GRADER_VERSION
 from bot.db import migrate
@@ -179,8 +180,10 @@ def regrade_attempts(
                 if not (stale or everything):
                     report.current += 1
                     continue
+                # graded as it was shown: the choices in the attempt's post or session order
+                shown = displayed(question, seed_of(row.daily_prompt_id, row.quiz_session_id))
                 try:
-                    result = grade(question, row.answer)
+                    result = grade(shown, row.answer)
                 except UserError:
                     report.unreadable += 1
                     continue

@@ -6,6 +6,7 @@ from bot.core.answers import AnswerKind, AnswerTo, grade_answer, record_answer
 from bot.core.content import Question
 from bot.core.context import Context
 from bot.core.daily.schedule import DAILY
+from bot.core.display import daily_seed, displayed
 from bot.core.errors import UserError
 from bot.core.grading import Grade
 from bot.core.messages import Card, Delivery, Form, Outgoing
@@ -53,7 +54,8 @@ def answer_daily(ctx: Context, answer: str, prompt: DailyPrompt | None = None) -
         raise UserError(
             "There is no daily question open in this channel yet. Type /daily to get one."
         )
-    question = ctx.bank.get(prompt.question_id)
+    # graded as shown: the copy whose choices are in the post's displayed order
+    question = displayed(ctx.bank.get(prompt.question_id), daily_seed(prompt.id))
     if question is None:
         raise UserError("That question is no longer in the bank.")
     result = grade_answer(ctx, question, answer)

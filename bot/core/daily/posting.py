@@ -28,6 +28,7 @@ from bot.core.daily.schedule import (
     describe_days,
     post_key,
 )
+from bot.core.display import daily_seed, displayed
 from bot.core.errors import UserError
 from bot.core.messages import Button, ButtonStyle, Card, Delivery, Outgoing, say
 from bot.core.model import Channel, DailyPrompt
@@ -94,7 +95,9 @@ def _question_blocks(question: Question) -> list[str]:
 
 
 def prompt_card(question: Question, prompt: DailyPrompt) -> Card:
-    """The card posted in the channel: prompt, choices as buttons, a way to answer in words."""
+    """The card posted in the channel: prompt, choices as buttons, a way to answer in words.
+    Choices are in the post's own displayed order (``bot.core.display``)."""
+    question = displayed(question, daily_seed(prompt.id))
     buttons: list[Button] = []
     if question.kind == "choice":
         buttons = [Button(ch, f"daily:{prompt.id}:{ch}") for ch in letters(question)]
@@ -130,6 +133,8 @@ def stats_line(stats: RevealStats, posted_at: datetime) -> str:
 
 
 def reveal_card(question: Question, prompt: DailyPrompt, stats: RevealStats) -> Card:
+    """The post once revealed: the choices as they were shown, and the answer's letter there."""
+    question = displayed(question, daily_seed(prompt.id))
     blocks = [
         *_question_blocks(question),
         f"Answer: {question.answer_text}",

@@ -16,6 +16,7 @@ from bot.core.answers import AnswerKind, AnswerTo, grade_answer, record_answer
 from bot.core.content import Question
 from bot.core.context import Context, Services
 from bot.core.daily.answering import points_for
+from bot.core.display import displayed, quiz_seed
 from bot.core.errors import UserError
 from bot.core.grading import Grade
 from bot.core.messages import OUTBOX, Card, Delivery, Outgoing, say
@@ -125,7 +126,7 @@ def _post_live_question(
     session: QuizSession,
     now: datetime,
 ) -> None:
-    question = services.bank.get(session.current or "")
+    question = displayed(services.bank.get(session.current or ""), quiz_seed(session.id))
     if question is None:
         return
     seconds = int(session.data.get("seconds", LIVE_SECONDS))
@@ -154,7 +155,8 @@ def answer_live(
     now = ctx.now
     if session.due_at is not None and now >= session.due_at:
         raise UserError("Time is up for this question.")
-    question = ctx.bank.get(session.current or "")
+    # graded as shown: the copy whose choices are in this round's displayed order
+    question = displayed(ctx.bank.get(session.current or ""), quiz_seed(session.id))
     if question is None:
         raise UserError("That question is closed.")
     if any(a.user_id == ctx.user.id for a in ctx.uow[QUIZZES].answers(session, question.id)):
@@ -281,7 +283,7 @@ def time_out(
     now: datetime,
 ) -> int:
     """The countdown of the live question ran out: reveal, then the next question or the end."""
-    question = services.bank.get(session.current or "")
+    question = displayed(services.bank.get(session.current or ""), quiz_seed(session.id))
     answered = bool(uow[QUIZZES].answers(session, session.current)) if session.current else False
     misses = 0 if answered else int(session.data.get("misses", 0)) + 1
     seconds = int(session.data.get("seconds", LIVE_SECONDS))

@@ -13,6 +13,7 @@ from typing import Any
 from bot.core import srs
 from bot.core.answers import AnswerKind, AnswerTo, grade_answer, record_answer
 from bot.core.context import Context
+from bot.core.display import displayed, quiz_seed
 from bot.core.errors import UserError
 from bot.core.messages import Button, ButtonStyle, Card, Outgoing, say
 from bot.core.quiz.common import (
@@ -82,7 +83,7 @@ def pick_questions(ctx: Context, request: QuizRequest, *, due_only: bool = False
 
 
 def _personal_question(ctx: Context, session: QuizSession) -> Outgoing:
-    question = ctx.bank.get(session.current or "")
+    question = displayed(ctx.bank.get(session.current or ""), quiz_seed(session.id))
     if question is None:
         raise UserError("That question is no longer in the bank. Type /quiz abandon.")
     label = "Review" if session.mode == REVIEW else "Quiz"
@@ -217,7 +218,8 @@ def answer_personal(
     """Grade the answer to the quiz's current question; then the next question or the summary."""
     if position is not None and position != session.position:
         raise UserError("That question is already answered. Type /quiz resume to continue.")
-    question = ctx.bank.get(session.current or "")
+    # graded as shown: the copy whose choices are in this session's displayed order
+    question = displayed(ctx.bank.get(session.current or ""), quiz_seed(session.id))
     if question is None:
         raise UserError("That question is no longer in the bank. Type /quiz abandon.")
     result = grade_answer(ctx, question, answer)

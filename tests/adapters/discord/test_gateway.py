@@ -9,10 +9,12 @@ from sqlalchemy import select
 
 from bot.core.bank import QuestionBank
 from bot.core.clock import SimulatedClock
+from bot.core.display import daily_seed, displayed
 from bot.db.models import AttemptRow, DailyPromptRow, OutboxRow
 from tests.adapters.discord import payloads as p
 from tests.adapters.discord.conftest import bank_of, running_adapter
 from tests.adapters.discord.fake_discord import FakeDiscord
+from tests.support import right_letter
 
 
 def _custom_ids(components: list[dict]) -> list[str]:
@@ -71,7 +73,7 @@ async def test_daily_command_posts_the_question_with_buttons_and_a_click_grades_
         await fake.wait_call("DELETE", rf"^/webhooks/{p.APP_ID}/{command['token']}/messages/")
 
         message_id = fake.first_with_buttons()
-        right = "ABCD"[question.choices.index(question.correct[0])]
+        right = right_letter(displayed(question, daily_seed(1)))  # as the post shows it
         click = p.button(next(i for i in ids if i.endswith(f":{right}")), message_id)
         await fake.dispatch("INTERACTION_CREATE", click)
         callback = await fake.wait_call("POST", rf"^/interactions/{click['id']}/")

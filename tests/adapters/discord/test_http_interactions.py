@@ -15,12 +15,13 @@ from sqlalchemy import select
 from bot.bootstrap import App
 from bot.core.bank import QuestionBank
 from bot.core.clock import SimulatedClock
+from bot.core.display import daily_seed, displayed
 from bot.db.models import AttemptRow
 from bot.web import create_web_app
 from tests.adapters.discord import payloads as p
 from tests.adapters.discord.conftest import bank_of, running_adapter, served
 from tests.adapters.discord.fake_discord import FakeDiscord
-from tests.support import row_counts
+from tests.support import right_letter, row_counts
 
 
 def signed(key: SigningKey, body: bytes, timestamp: int) -> dict[str, str]:
@@ -120,7 +121,7 @@ async def test_daily_over_http_posts_buttons_and_a_click_is_graded_in_the_respon
         post = await fake.wait_call("POST", rf"^/channels/{p.CHANNEL_ID}/messages$")
         await fake.wait_call("DELETE", rf"^/webhooks/{p.APP_ID}/{command['token']}/messages/")
         buttons = [c for row in post.json["components"] for c in row["components"]]
-        right = "ABCD"[question.choices.index(question.correct[0])]
+        right = right_letter(displayed(question, daily_seed(1)))  # as the post shows it
         button = next(b for b in buttons if b["custom_id"].endswith(f":{right}"))
 
         status, body = await ep.post(p.button(button["custom_id"], fake.first_with_buttons()))

@@ -11,6 +11,8 @@ from sqlalchemy import select
 
 from bot.adapters.slack import SlackAdapter
 from bot.core.commands import COMMANDS
+from bot.core.content import Question
+from bot.core.display import daily_seed, displayed
 from bot.db.models import AttemptRow, DailyPromptRow, OutboxRow, UserRow
 from tests.adapters.slack.conftest import AdapterFactory, dispatch
 from tests.adapters.slack.fake_slack import BOT_USER_ID, Call, FakeSlack
@@ -24,6 +26,7 @@ from tests.adapters.slack.payloads import (
     slash,
     submission,
 )
+from tests.support import right_letter
 
 REPLIES = ("chat.postMessage", "chat.postEphemeral")
 SLACK_COMMANDS = sorted(name for name, spec in COMMANDS.items() if not spec.console_only)
@@ -47,6 +50,16 @@ async def post_daily(slack: SlackAdapter, fake: FakeSlack) -> Call:
     await slack.settled()
     await slack.app.runner.deliverer.settle()  # the post's Slack id is stored
     return post
+
+
+def shown_daily(slack: SlackAdapter) -> Question:
+    """The channel's daily question with its choices in the post's displayed order."""
+    with slack.app.session_factory() as session:
+        prompt = session.scalars(select(DailyPromptRow)).one()
+        question_id, seed = prompt.question_id, daily_seed(prompt.id)
+    question = displayed(slack.app.services.bank.get(question_id), seed)
+    assert question is not None
+    return question
 
 
 # --- slash commands -------------------------------------------------------------------------
@@ -118,12 +131,8 @@ async def test_clicking_a_choice_button_grades_the_answer_privately(
     post = await post_daily(slack, fake_slack)
     buttons = post.buttons()
     assert [b["text"]["text"] for b in buttons][:2] == ["A", "B"]
-    with slack.app.session_factory() as session:
-        question = slack.app.services.bank.get(
-            session.scalars(select(DailyPromptRow.question_id)).one()
-        )
-    assert question is not None
-    right = question.choices.index(question.correct[0]) == 1
+    question = shown_daily(slack)
+    right = question.choices.index(question.correct[0]) == 1  # B, as the post shows it
     response = await dispatch(slack, click(buttons[1]["value"]))
     assert response.status == 200
     grade = (await fake_slack.wait_for("chat.postEphemeral"))[0]
@@ -261,7 +270,7 @@ async def test_app_home_shows_the_users_own_progress(
     assert "none yet" in json.dumps(first.view())
 
     await post_daily(slack, fake_slack)
-    await dispatch(slack, slash("/answer", "C"))
+    await dispatch(slack, slash("/answer", right_letter(shown_daily(slack))))
     await fake_slack.wait_for("chat.postEphemeral")
     await dispatch(slack, home_opened())
     second = (await fake_slack.wait_for("views.publish", count=2))[1]

@@ -15,12 +15,13 @@ import uvicorn
 from sqlalchemy import select
 
 from bot.adapters.slack import SlackAdapter
+from bot.core.display import daily_seed, displayed
 from bot.db.models import DailyPromptRow
 from bot.web import create_web_app
 from tests.adapters.slack.conftest import AdapterFactory
 from tests.adapters.slack.fake_slack import Call, FakeSlack
 from tests.adapters.slack.payloads import CHANNEL, TEAM, USER, click, signed_headers, slash
-from tests.support import reply_bound, seed_channels
+from tests.support import reply_bound, right_letter, seed_channels
 
 FAN_OUT = 60
 TRIES = 3
@@ -108,10 +109,11 @@ async def test_replies_over_http_do_not_wait_for_a_slow_fan_out(
 def right_button(slack: SlackAdapter, post_call: Call) -> str:
     """The value of the right choice's button on the daily post."""
     with slack.app.session_factory() as session:
-        question_id = session.scalars(select(DailyPromptRow.question_id)).one()
-    question = slack.app.services.bank.get(question_id)
+        prompt = session.scalars(select(DailyPromptRow)).one()
+        question_id, seed = prompt.question_id, daily_seed(prompt.id)
+    question = displayed(slack.app.services.bank.get(question_id), seed)  # as the post shows it
     assert question is not None
-    letter = "ABCDEFGH"[question.choices.index(question.correct[0])]
+    letter = right_letter(question)
     return next(str(b["value"]) for b in post_call.buttons() if b["text"]["text"] == letter)
 
 
