@@ -19,7 +19,7 @@ from bot.core.quiz.live import live_action
 from bot.core.quiz.personal import quiz_action, quiz_command, review_command
 from bot.core.router import route_answer
 from bot.core.streaks import show_streak
-from bot.core.timezones import parse_zone
+from bot.core.timezones import parse_zone, zone_warning
 
 Handler = Callable[[Context, str], list[Outgoing]]
 
@@ -58,10 +58,11 @@ def _tz(ctx: Context, args: str) -> list[Outgoing]:
     name = parse_zone(args)
     ctx.user = ctx.uow[USERS].set_timezone(ctx.user, name)
     local = ctx.now.astimezone(ctx.user_zone).strftime("%a %d %b %H:%M")
+    warning = zone_warning(name, ctx.now)
     return [
         say(
             ctx.user.external_id,
-            f"Time zone set to {name}. It is {local} there.",
+            f"Time zone set to {name}. It is {local} there." + (f" {warning}" if warning else ""),
             channel=ctx.channel.external_id,
         )
     ]
