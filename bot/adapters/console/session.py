@@ -73,12 +73,16 @@ class ConsoleSession:
         app.register_notifier(PLATFORM, self.notifier)
         self._due_lock: tuple[asyncio.AbstractEventLoop, asyncio.Lock] | None = None
 
-    async def run_due(self) -> int:
-        """Run what has fallen due, one run at a time (a line's and the idle prompt's)."""
+    def _lock(self) -> asyncio.Lock:
         loop = asyncio.get_running_loop()
         if self._due_lock is None or self._due_lock[0] is not loop:  # a lock per event loop
             self._due_lock = (loop, asyncio.Lock())
-        async with self._due_lock[1]:
+        return self._due_lock[1]
+
+    async def run_due(self) -> int:
+        """Run what has fallen due, one run at a time (a line's, ``/advance`` and the idle
+        prompt's ticker)."""
+        async with self._lock():
             return await self.app.runner.run_due()
 
     def _reply(self, text: str) -> None:
@@ -188,7 +192,8 @@ class ConsoleSession:
         if delta > MAX_ADVANCE:
             self._reply("That is too far; advance at most 400 days at a time.")
             return
-        await self.app.runner.advance(clock, delta)
+        async with self._lock():
+            await self.app.runner.advance(clock, delta)
         now = clock.now()
         local = f" ({now.astimezone(zone(self.tz)):%a %d %b %H:%M} in {self.tz})" if self.tz else ""
         self._reply(f"The clock is now {now.isoformat(timespec='minutes')}{local}.")
