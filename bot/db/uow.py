@@ -88,6 +88,7 @@ class SqlUnitOfWork:
         if repository is None:
             repository = self._repositories[port] = _FACTORIES[port](self.session, self._clock)
         return cast(R, repository)
+
     def __exit__(
         self,
         exc_type: type[BaseException] | None,
