@@ -5,19 +5,24 @@ attempt's grade, its points and the boards, the user's DM; bad input changes not
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
+import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import select
 
 from bot.bootstrap import App, bootstrap
+from bot.cli import main
+from bot.cli.regrade import regrade_attempts
 from bot.config import Settings
 from bot.core.bank import QuestionBank
 from bot.core.clock import SimulatedClock
+from bot.core.content import question_from_dict
 from bot.core.messages import Delivery, Outgoing
 from bot.db.models import (
     ActivityDayRow,
@@ -30,7 +35,19 @@ from tests.support import Transcript, row_counts
 from tests.test_quiz import action_event, make_question
 
 # One daily question (difficulty 2, the right choice is "alpha", letter A), and a quiz topic.
-DAILY = make_question("mig-2", "mig", 2)
+DAILY_RAW = {
+    "id": "mig-2",
+    "topic": "mig",
+    "role": ["eng"],
+    "difficulty": 2,
+    "kind": "choice",
+    "prompt": "Question mig-2?",
+    "choices": ["alpha", "beta", "gamma", "delta"],
+    "answer": "alpha",
+    "explanation": "Because it is.",
+    "sources": ["https://example.com/source"],
+}
+DAILY = question_from_dict(DAILY_RAW, "test")
 BANK = QuestionBank([DAILY, make_question("cuda-1", "cuda", 1)])
 POINTS = 10 * DAILY.difficulty
 
@@ -388,3 +405,65 @@ def test_any_words_after_studybot_disputes_get_a_reply_and_change_nothing_unless
     decided = [d for d in disputes(app) if d.status != "open"]
     if not decided:
         assert row_counts(app) == counts
+
+
+# -- what is done with decided disputes --------------------------------------------------------
+
+
+def test_accepted_disputes_export_as_labelled_examples_the_grade_command_reads(
+    app: App,
+    alice: Transcript,
+    admin: Transcript,
+    db_url: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    dispute_wrong_answer(alice, "alpha, typed as B")
+    bob = person(app, "bob")
+    bob.send("/daily")
+    bob.send("/answer C")
+    bob.send("/dispute gamma is fine too")
+    carol = person(app, "carol")
+    carol.send("/daily")
+    carol.send("/answer D")
+    carol.send("/dispute still open")
+    admin.send("/studybot disputes accept 1 partial close enough")
+    admin.send("/studybot disputes reject 2 gamma is wrong")
+    out = tmp_path / "disputes.jsonl"
+    assert main(["content", "disputes", "--export", str(out), "--db", db_url]) == 0
+    assert "exported 1 accepted dispute to" in capsys.readouterr().out
+    (line,) = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
+    assert line["id"] == DAILY.id and line["answer"] == "B"
+    assert (line["label"], line["score"]) == ("partial", 0.5)
+    assert (line["graded"], line["graded_score"], line["grader"]) == ("incorrect", 0.0, "1.0")
+    assert (line["reason"], line["note"]) == ("alpha, typed as B", "close enough")
+    assert "alice" not in json.dumps(line)  # no user is named
+    pack = tmp_path / "pack.yaml"
+    pack.write_text(
+        yaml.safe_dump({"pack": "test", "title": "Test", "questions": [DAILY_RAW]}),
+        encoding="utf-8",
+    )
+    assert main(["grade", "--pack", str(pack), "--jsonl", str(out)]) == 0
+    (graded,) = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert graded["label"] == "partial" and graded["verdict"] == "incorrect"
+
+
+def test_the_export_of_a_database_that_is_not_there_is_a_one_line_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = f"sqlite:///{tmp_path / 'none.db'}"
+    out = tmp_path / "x.jsonl"
+    assert main(["content", "disputes", "--export", str(out), "--db", missing]) == 2
+    assert "nothing to export" in capsys.readouterr().err
+    assert not out.exists() and not (tmp_path / "none.db").exists()
+
+
+def test_a_regrade_keeps_the_grade_an_admin_gave(
+    app: App, alice: Transcript, admin: Transcript, clock: SimulatedClock
+) -> None:
+    dispute_wrong_answer(alice)
+    admin.send("/studybot disputes accept 1")
+    report = regrade_attempts(app.session_factory, QuestionBank([DAILY]), clock, everything=True)
+    assert (report.seen, report.disputed, report.regraded) == (1, 1, 0)
+    (attempt,) = attempts(app)
+    assert (attempt.verdict, attempt.grader_version) == ("correct", "dispute#1")

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy import func, select, update
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
 
-from bot.core.disputes import OPEN, Dispute, Regrade
+from bot.core.disputes import ACCEPTED, OPEN, Dispute, Regrade
 from bot.core.model import Attempt, User, Workspace
 from bot.db.models import AttemptGradeRow, AttemptRow, DisputeRow, UserRow
 from bot.db.repositories import _attempt, _Repo
@@ -194,3 +195,31 @@ class SqlDisputes(_Repo):
             )
             self.session.flush()
         return self._one(dispute.workspace_id, dispute.id)
+
+
+def accepted_examples(session: Session) -> Iterator[dict[str, object]]:
+    """Every accepted dispute, oldest first, as a labelled example: the question id and the
+    answer (the fields ``studybot grade --jsonl`` reads), the admins' label and score, and
+    what the grader had said. No user or workspace is named."""
+    query = (
+        select(DisputeRow, AttemptRow)
+        .join(AttemptRow, AttemptRow.id == DisputeRow.attempt_id)
+        .where(DisputeRow.status == ACCEPTED)
+        .order_by(DisputeRow.id)
+        .execution_options(yield_per=500)
+    )
+    for dispute, attempt in session.execute(query):
+        yield {
+            "id": attempt.question_id,
+            "answer": attempt.answer,
+            "label": dispute.verdict_after,
+            "score": dispute.score_after,
+            "graded": dispute.verdict_before,
+            "graded_score": dispute.score_before,
+            "grader": dispute.grader_before,
+            "content_hash": attempt.content_hash,
+            "reason": dispute.reason,
+            "note": dispute.note,
+            "dispute": dispute.id,
+            "decided_at": dispute.resolved_at.isoformat() if dispute.resolved_at else None,
+        }

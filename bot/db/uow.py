@@ -8,6 +8,7 @@ from typing import Any, Self, TypeVar, cast
 
 from sqlalchemy.orm import Session, sessionmaker
 
+from bot.core.away import AWAY
 from bot.core.clock import Clock
 from bot.core.daily.schedule import DAILY, SCHEDULES
 from bot.core.disputes import DISPUTES
@@ -21,7 +22,7 @@ from bot.core.srs import REVIEWS
 from bot.core.stats import STATS
 from bot.core.streaks import STREAKS
 from bot.core.teams import TEAMS
-from bot.db.daily import SqlDaily, SqlSchedules, SqlStreaks
+from bot.db.daily import SqlAway, SqlDaily, SqlSchedules, SqlStreaks
 from bot.db.disputes import SqlDisputes
 from bot.db.leaderboard import SqlLeaderboard
 from bot.db.mock import SqlMocks
@@ -61,6 +62,7 @@ provide(STATS, SqlStats)
 provide(SCHEDULES, SqlSchedules)
 provide(DAILY, SqlDaily)
 provide(STREAKS, SqlStreaks)
+provide(AWAY, SqlAway)
 provide(MOCKS, SqlMocks)
 provide(DISPUTES, SqlDisputes)
 
@@ -91,6 +93,7 @@ class SqlUnitOfWork:
         if repository is None:
             repository = self._repositories[port] = _FACTORIES[port](self.session, self._clock)
         return cast(R, repository)
+
     def __exit__(
         self,
         exc_type: type[BaseException] | None,

@@ -1,7 +1,7 @@
 """Disputes of a grade: one per attempt, with the grade it had and an admin's decision.
 
-Revision ID: 0006_disputes
-Revises: 0005_post_ref_on_outbox
+Revision ID: 0007_disputes
+Revises: 0006_away_period
 Create Date: 2026-12-01 13:21:07.507014
 
 """
@@ -15,8 +15,8 @@ from alembic import op
 import bot.db.models
 
 
-revision: str = '0006_disputes'
-down_revision: str | None = '0005_post_ref_on_outbox'
+revision: str = '0007_disputes'
+down_revision: str | None = '0006_away_period'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
