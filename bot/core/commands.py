@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from bot.core import home, leaderboard, stats, teams
+from bot.core.away import away_command
 from bot.core.context import Context
 from bot.core.daily.answering import daily_action
 from bot.core.daily.posting import show_daily
@@ -18,7 +19,7 @@ from bot.core.quiz.live import live_action
 from bot.core.quiz.personal import quiz_action, quiz_command, review_command
 from bot.core.router import route_answer
 from bot.core.streaks import show_streak
-from bot.core.timezones import parse_zone
+from bot.core.timezones import parse_zone, zone_warning
 
 Handler = Callable[[Context, str], list[Outgoing]]
 
@@ -57,10 +58,11 @@ def _tz(ctx: Context, args: str) -> list[Outgoing]:
     name = parse_zone(args)
     ctx.user = ctx.uow[USERS].set_timezone(ctx.user, name)
     local = ctx.now.astimezone(ctx.user_zone).strftime("%a %d %b %H:%M")
+    warning = zone_warning(name, ctx.now)
     return [
         say(
             ctx.user.external_id,
-            f"Time zone set to {name}. It is {local} there.",
+            f"Time zone set to {name}. It is {local} there." + (f" {warning}" if warning else ""),
             channel=ctx.channel.external_id,
         )
     ]
@@ -131,6 +133,12 @@ _SPECS = [
         "/mock schedule WHEN [with @PEER] | list | cancel ID | reschedule ID WHEN | pair | …",
         "mock interviews: schedule, pair up, vote, scorecards (/mock alone lists all)",
         mock_command,
+    ),
+    CommandSpec(
+        "away",
+        "/away FROM TO | off | list | cancel ID",
+        "time away: your streak pauses (no freeze spent) and reminders stop",
+        away_command,
     ),
     CommandSpec("tz", "/tz ZONE", "set your time zone (IANA name, e.g. Europe/Berlin)", _tz),
     CommandSpec(

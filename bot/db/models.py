@@ -248,6 +248,20 @@ class ActivityDayRow(Base):
     frozen: Mapped[bool] = mapped_column(Boolean, default=False)
 
 
+class AwayPeriodRow(Base):
+    """A user's time away: local dates ``first_day`` to ``last_day``, both included."""
+
+    __tablename__ = "away_period"
+    __table_args__ = (Index("ix_away_period_user_id_last_day", "user_id", "last_day"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    workspace_id: Mapped[int] = mapped_column(ForeignKey("workspace.id", ondelete="CASCADE"))
+    user_id: Mapped[int] = mapped_column(ForeignKey("user.id", ondelete="CASCADE"))
+    first_day: Mapped[date] = mapped_column(Date)
+    last_day: Mapped[date] = mapped_column(Date)
+    created_at: Mapped[datetime]
+
+
 class StreakRow(Base):
     __tablename__ = "streak"
 

@@ -96,6 +96,7 @@ ARG_ORDER: Mapping[str, Sequence[tuple[str, str]]] = {
     "mock history": (("id", "{}"),),
     "mock remind": (("times", "{}"),),
     "tz": (("zone", "{}"),),
+    "away": (("action", "{}"), ("id", "{}"), ("start", "{}"), ("end", "to {}")),
     "studybot": (("arguments", "{}"),),
 }
 
@@ -338,6 +339,26 @@ def build_commands(
             await dispatch(interaction)
 
         built["tz"] = command("tz", _description(spec), autocomplete("tz", "zone")(tz))
+
+    if spec := spec_of("away"):
+
+        @app_commands.describe(
+            start="the first day away: 2026-12-20, dec 20, friday (your time zone)",
+            end="the last day away (leave out for one day)",
+            action="list (the default without dates), off (you are back), cancel (with id)",
+            id="the period to cancel (see /away list)",
+        )
+        @app_commands.choices(action=_same(("list", "off", "cancel")))
+        async def away(
+            interaction: discord.Interaction,
+            start: str | None = None,
+            end: str | None = None,
+            action: str | None = None,
+            id: MockId | None = None,
+        ) -> None:
+            await dispatch(interaction)
+
+        built["away"] = command("away", _description(spec), away)
 
     if spec := spec_of("help"):
 
