@@ -95,6 +95,7 @@ ARG_ORDER: Mapping[str, Sequence[tuple[str, str]]] = {
     "mock note": (("id", "{}"), ("round", "{}"), ("text", "{}")),
     "mock history": (("id", "{}"),),
     "mock remind": (("times", "{}"),),
+    "dispute": (("reason", "{}"),),
     "tz": (("zone", "{}"),),
     "away": (("action", "{}"), ("id", "{}"), ("start", "{}"), ("end", "to {}")),
     "studybot": (("arguments", "{}"),),
@@ -331,6 +332,16 @@ def build_commands(
 
     if spec := spec_of("mock"):
         built["mock"] = _mock_group(spec, dispatch, autocomplete)
+
+    if spec := spec_of("dispute"):
+
+        @app_commands.describe(
+            reason="why the grade of your latest answer is wrong, or 'status' for your disputes"
+        )
+        async def dispute(interaction: discord.Interaction, reason: str | None = None) -> None:
+            await dispatch(interaction)
+
+        built["dispute"] = command("dispute", _description(spec), dispute)
 
     if spec := spec_of("tz"):
 
