@@ -28,8 +28,9 @@ def numeric(
     )  # fmt: skip
 
 
-def test_grader_version_is_one_point_oh() -> None:
-    assert GRADER_VERSION == "1.0"
+def test_grader_version_names_the_rules_of_this_release() -> None:
+    # Bumped whenever a grade can change, so `studybot regrade` knows what is stale.
+    assert GRADER_VERSION == "1.1"
 
 
 # ---- normalisation --------------------------------------------------------

@@ -303,9 +303,10 @@ def _spell_out(text: str, fractions: bool) -> str:
     return _FRACTION.sub(_as_fraction, text) if fractions else text
 
 
-def read_numbers(answer: str, key: NumericKey) -> list[Reading]:
-    """Every number in ``answer``, with its unit fit and value in the question's unit."""
-    fractions = key.unit is not None and key.unit.dimension == "ratio"
+@lru_cache(maxsize=8192)
+def prepared(answer: str, fractions: bool) -> tuple[str, str, int]:
+    """The answer folded and spelt out, the same with its case kept, and where its last
+    restatement starts (-1 if none)."""
     answer = _spell_out(answer, fractions)
     text = words_to_digits(fold(answer))
     # Keep the original case of units (Gb vs GB): fold changed only case and spacing.
@@ -314,6 +315,14 @@ def read_numbers(answer: str, key: NumericKey) -> list[Reading]:
     ).translate(DASHES)
     if len(cased) != len(text):
         cased = text
+    marks = [m.end() for m in _RESULT.finditer(text) if _NUMBER.search(text, m.end())]
+    return text, cased, marks[-1] if marks else -1
+
+
+def read_numbers(answer: str, key: NumericKey) -> list[Reading]:
+    """Every number in ``answer``, with its unit fit and value in the question's unit."""
+    fractions = key.unit is not None and key.unit.dimension == "ratio"
+    text, cased, _ = prepared(answer, fractions)
     readings: list[Reading] = []
     for m in _NUMBER.finditer(text):
         digits = m.group(1).replace(",", "")
@@ -369,13 +378,6 @@ def _minus_before(text: str, start: int) -> bool:
     return start < 2 or text[start - 2] in " (~:=,;\u2063"
 
 
-def last_result_mark(answer: str) -> int:
-    """Where the last restatement ("= …", "i.e. …", "≈ …") starts in the folded answer."""
-    text = words_to_digits(fold(_spell_out(answer, False)))
-    marks = [m.end() for m in _RESULT.finditer(text) if _NUMBER.search(text, m.end())]
-    return marks[-1] if marks else -1
-
-
 def _close(x: float, key: NumericKey) -> bool:
     return abs(x - key.value) <= abs(key.value) * key.tolerance + 1e-9 * max(1.0, abs(key.value))
 
@@ -413,7 +415,7 @@ def check_numeric(question: Question, answer: str) -> NumericResult:
         return NumericResult(False, True, True, readings[0].unit_text)
     # The number in the unit asked wins; among those, a restatement ("= 7.2 TB/s", "i.e.
     # 450") wins over the working before it.
-    mark = last_result_mark(answer)
+    mark = prepared(answer, key.unit is not None and key.unit.dimension == "ratio")[2]
     restated = [r for r in candidates if r.start >= mark] if mark >= 0 else []
     primary = (restated or candidates)[0]
     ok = _close(primary.low, key) and _close(primary.high, key)
