@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from sqlalchemy import select
 
 from bot.bootstrap import App
+from bot.core.clock import SimulatedClock
 from bot.core.messages import Delivery
 from bot.core.streaks import (
     FREEZE_EVERY,
@@ -169,3 +170,18 @@ def test_a_day_that_is_not_due_puts_no_streak_at_risk() -> None:
     assert at_risk(state, friday + timedelta(days=3, hours=7), "UTC", weekdays)
     away = DueDays(None, ((date(2026, 12, 5), date(2026, 12, 9)),))
     assert not at_risk(state, friday + timedelta(days=3, hours=7), "UTC", away)
+
+
+def test_a_day_the_bot_was_down_is_not_a_missed_day(
+    chat: Transcript, app: App, clock: SimulatedClock
+) -> None:
+    chat.send("/daily")
+    answer_today(chat, app)  # Tue 1 Dec
+    clock.set(datetime(2026, 12, 3, 0, 30, tzinfo=UTC))  # down all Wednesday: nothing ran
+    assert "1-day streak" in chat.say("/streak")  # Wednesday's post never came
+    messages = chat.send("/advance 10h")  # Thursday: the job skips Wednesday, posts today
+    assert not [m for m in messages if m.delivery is Delivery.DM]  # Wednesday's nudge is late
+    assert "2-day streak" in answer_today(chat, app)
+    with app.session_factory() as session:
+        days = list(session.scalars(select(DailyPromptRow.local_date)))
+    assert days == [date(2026, 12, 1), date(2026, 12, 3)]

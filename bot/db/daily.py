@@ -540,7 +540,9 @@ class SqlStreaks(_Repo):
                 ChannelScheduleRow.workspace_id == user.workspace_id,
                 ChannelScheduleRow.channel_id.in_(ids),
                 ChannelScheduleRow.paused.is_(False),
-                ChannelScheduleRow.next_post_at >= start,
+                # a post still to come: one overdue and never made (the bot was down past
+                # the grace) leaves its day free
+                ChannelScheduleRow.next_post_at >= max(start, self.clock.now()),
                 ChannelScheduleRow.next_post_at < end,
             )
         )
