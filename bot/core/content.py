@@ -103,6 +103,7 @@ class Question:
     units: tuple[str, ...] = ()
     rubric: tuple[RubricPoint, ...] = ()
     model_answer: str | None = None
+    model_answers: tuple[str, ...] = ()
     pass_score: float = DEFAULT_PASS_SCORE
     tags: tuple[str, ...] = ()
     content_hash: str = ""
@@ -194,6 +195,7 @@ def question_from_dict(raw: Mapping[str, Any], pack: str) -> Question:
         correct = _as_tuple(raw.get("answer"))
     elif kind == "numeric":
         value = float(raw["answer"])
+    models = tuple(m.strip() for m in _as_tuple(raw.get("model_answer")) if m.strip())
     rubric = tuple(
         RubricPoint(
             point=str(p["point"]),
@@ -221,7 +223,8 @@ def question_from_dict(raw: Mapping[str, Any], pack: str) -> Question:
         unit=str(raw.get("unit", "")),
         units=_as_tuple(raw.get("units")),
         rubric=rubric,
-        model_answer=str(raw["model_answer"]).strip() if raw.get("model_answer") else None,
+        model_answer=models[0] if models else None,
+        model_answers=models,
         pass_score=float(raw.get("pass_score", DEFAULT_PASS_SCORE)),
         tags=_as_tuple(raw.get("tags")),
         content_hash=_hash(raw),
