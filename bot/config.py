@@ -124,6 +124,17 @@ class Settings(BaseSettings):
     def discord_http_enabled(self) -> bool:
         return self.discord_public_key is not None
 
+    def secrets(self) -> tuple[str, ...]:
+        """The configured tokens and signing secret, for the log to mask wherever they
+        appear, whatever their shape."""
+        values = (
+            self.slack_bot_token,
+            self.slack_signing_secret,
+            self.slack_app_token,
+            self.discord_bot_token,
+        )
+        return tuple(v.get_secret_value() for v in values if v is not None)
+
     @property
     def pack_dirs(self) -> tuple[Path, ...]:
         """The extra pack directories of STUDYBOT_PACKS, in the order given."""

@@ -6,10 +6,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from bot.core import home, leaderboard, stats, teams
+from bot.core.away import away_command
 from bot.core.context import Context
 from bot.core.daily.answering import daily_action
 from bot.core.daily.posting import show_daily
 from bot.core.daily.studybot import studybot_command
+from bot.core.disputes import dispute_action, dispute_command, review_action
 from bot.core.errors import UserError
 from bot.core.messages import Card, Delivery, Outgoing, say
 from bot.core.mock.commands import mock_action, mock_command
@@ -133,11 +135,24 @@ _SPECS = [
         "mock interviews: schedule, pair up, vote, scorecards (/mock alone lists all)",
         mock_command,
     ),
+    CommandSpec(
+        "dispute",
+        "/dispute [REASON] | status",
+        "dispute the grade of your latest graded answer (admins review it); status: yours",
+        dispute_command,
+    ),
+    CommandSpec(
+        "away",
+        "/away FROM TO | off | list | cancel ID",
+        "time away: your streak pauses (no freeze spent) and reminders stop",
+        away_command,
+    ),
     CommandSpec("tz", "/tz ZONE", "set your time zone (IANA name, e.g. Europe/Berlin)", _tz),
     CommandSpec(
         "studybot",
-        "/studybot schedule [TIME] [ZONE] [DAYS] [topics=A,B] | schedule show|pause|resume|skip",
-        "the channel's daily schedule (admins); /studybot nudges on|off for your reminders",
+        "/studybot schedule [TIME] [ZONE] [DAYS] [topics=A,B] | schedule show|pause|resume|skip "
+        "| disputes",
+        "the channel's daily schedule and the dispute queue (admins); /studybot nudges on|off",
         studybot_command,
     ),
     CommandSpec("as", "/as NAME", "act as another user (console only)", console_only=True),
@@ -175,4 +190,6 @@ ACTIONS: dict[str, Callable[[Context, list[str], str], list[Outgoing]]] = {
     "quiz": quiz_action,
     "live": live_action,
     "home": home.home_action,
+    "dispute": dispute_action,
+    "disputes": review_action,
 }
