@@ -456,3 +456,16 @@ class WeeklyRecapRow(Base):
     )
     next_at: Mapped[datetime] = mapped_column(index=True)
     last_done_at: Mapped[datetime | None]
+
+
+class DeliverySeenRow(Base):
+    """A platform delivery already taken (a Slack event or trigger, a Discord interaction),
+    so that a retry or replay reaching any worker is handled once. Kept for an hour: Slack
+    refuses requests older than five minutes and retries for less, and a Discord
+    interaction's token lasts fifteen."""
+
+    __tablename__ = "delivery_seen"
+
+    platform: Mapped[str] = mapped_column(String(16), primary_key=True)
+    key: Mapped[str] = mapped_column(String(200), primary_key=True)
+    seen_at: Mapped[datetime] = mapped_column(index=True)
