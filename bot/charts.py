@@ -4,6 +4,10 @@
 installed: the core then says how to get charts and answers in text only.
 matplotlib is imported lazily, with the Agg backend, so that importing this
 module costs nothing and never needs a display.
+
+Drawing is most of a ``/leaderboard`` reply's cost, and a board changes far less
+often than it is asked for: bar charts are cached by what they show (title,
+labels, values, highlight), so the same board state is drawn once.
 """
 
 from __future__ import annotations
@@ -11,7 +15,9 @@ from __future__ import annotations
 import importlib.util
 import io
 import threading
+from collections.abc import Sequence
 from datetime import date, timedelta
+from functools import lru_cache
 from typing import Any
 
 from bot.core.ports import ChartRenderer
@@ -19,6 +25,7 @@ from bot.core.ports import ChartRenderer
 _LOCK = threading.Lock()  # pyplot's state is global; render one chart at a time
 BAR = "#4C72B0"
 HIGHLIGHT = "#DD8452"
+CACHED_CHARTS = 256  # distinct board states kept drawn (a PNG is a few tens of kB)
 
 
 def _pyplot() -> Any:
@@ -42,24 +49,7 @@ class MatplotlibCharts:
     def bar_chart(
         self, title: str, labels: list[str], values: list[float], highlight: int | None = None
     ) -> bytes:
-        plt = _pyplot()
-        with _LOCK:
-            height = 1.2 + 0.4 * max(1, len(labels))
-            fig, ax = plt.subplots(figsize=(6.4, height))
-            try:
-                shown = [label if len(label) <= 24 else label[:23] + "…" for label in labels]
-                positions = list(range(len(values)))
-                colors = [HIGHLIGHT if i == highlight else BAR for i in positions]
-                bars = ax.barh(positions, values, color=colors)
-                ax.set_yticks(positions, labels=shown)
-                ax.invert_yaxis()
-                ax.bar_label(bars, labels=[f"{v:g}" for v in values], padding=3)
-                ax.set_title(title)
-                ax.spines[["top", "right"]].set_visible(False)
-                ax.set_xlim(0, max([*values, 1.0]) * 1.15)
-                return _png(fig)
-            finally:
-                plt.close(fig)
+        return _bar_chart_png(title, tuple(labels), tuple(values), highlight)
 
     def calendar_heatmap(
         self, title: str, counts: dict[date, int], start: date, end: date
@@ -104,3 +94,27 @@ def default_chart_renderer() -> ChartRenderer | None:
     except (ImportError, ValueError):  # blocked or half-installed
         return None
     return MatplotlibCharts()
+
+
+@lru_cache(maxsize=CACHED_CHARTS)
+def _bar_chart_png(
+    title: str, labels: Sequence[str], values: Sequence[float], highlight: int | None
+) -> bytes:
+    plt = _pyplot()
+    with _LOCK:
+        height = 1.2 + 0.4 * max(1, len(labels))
+        fig, ax = plt.subplots(figsize=(6.4, height))
+        try:
+            shown = [label if len(label) <= 24 else label[:23] + "…" for label in labels]
+            positions = list(range(len(values)))
+            colors = [HIGHLIGHT if i == highlight else BAR for i in positions]
+            bars = ax.barh(positions, values, color=colors)
+            ax.set_yticks(positions, labels=shown)
+            ax.invert_yaxis()
+            ax.bar_label(bars, labels=[f"{v:g}" for v in values], padding=3)
+            ax.set_title(title)
+            ax.spines[["top", "right"]].set_visible(False)
+            ax.set_xlim(0, max([*values, 1.0]) * 1.15)
+            return _png(fig)
+        finally:
+            plt.close(fig)

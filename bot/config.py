@@ -37,6 +37,8 @@ class Settings(BaseSettings):
     studybot_admins: str = ""  # comma-separated platform user ids with admin rights
     studybot_grace_minutes: int = Field(default=60, ge=0)
     studybot_charts_dir: str = "charts"  # where the console writes chart PNGs
+    # the interactive console's line history; empty keeps it in memory for one run
+    studybot_console_history: str = "~/.local/state/studybot/console_history"
     # How open questions with only a model answer are graded: "auto" uses the semantic
     # model when the `semantic` extra is installed, "lexical" forces the fallback.
     studybot_reference_backend: Literal["auto", "semantic", "lexical"] = "auto"

@@ -32,6 +32,27 @@ def test_a_bar_chart_is_a_png() -> None:
     assert png.startswith(PNG) and len(png) > 1000
 
 
+def test_a_board_state_is_drawn_once_and_a_changed_board_is_drawn_anew(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import bot.charts
+
+    drawn: list[bytes] = []
+    real_png = bot.charts._png
+
+    def counting_png(fig: object) -> bytes:
+        drawn.append(png := real_png(fig))
+        return png
+
+    monkeypatch.setattr(bot.charts, "_png", counting_png)
+    charts = MatplotlibCharts()
+    first = charts.bar_chart("Week 49", ["cached-ann", "cached-bea"], [30.0, 20.0], highlight=0)
+    again = charts.bar_chart("Week 49", ["cached-ann", "cached-bea"], [30.0, 20.0], highlight=0)
+    changed = charts.bar_chart("Week 49", ["cached-ann", "cached-bea"], [30.0, 25.0], highlight=0)
+    assert again == first and changed != first
+    assert len(drawn) == 2
+
+
 def test_a_calendar_heatmap_is_a_png() -> None:
     end = date(2026, 12, 1)
     counts = {end - timedelta(days=d): d % 4 for d in range(0, 180, 3)}
@@ -83,7 +104,7 @@ def test_without_matplotlib_the_bot_answers_in_text_and_says_how_to_get_charts(
     chat = chat_for(quiz_app)
     stats = chat.send("/stats")[0]
     assert stats.attachments == ()
-    assert "pip install 'studybot[charts]'" in stats.text
+    assert "charts extra, e.g. pip install '.[charts]'" in stats.text
     chat.send("/team create Solo")
     board = chat.send("/leaderboard teams")[0]
-    assert board.attachments == () and "studybot[charts]" in board.text
+    assert board.attachments == () and "pip install '.[charts]'" in board.text

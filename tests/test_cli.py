@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -107,3 +108,46 @@ def test_grade_refuses_unknown_ids_and_empty_answers(capsys: pytest.CaptureFixtu
 def test_content_lint_passes_on_the_shipped_packs(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["content", "lint"]) == 0
     assert capsys.readouterr().out.startswith("ok:")
+
+
+def test_each_commands_overview_line_is_what_its_module_registers() -> None:
+    import argparse
+    import importlib
+
+    from bot.cli import COMMANDS
+
+    for name, help_text in COMMANDS.items():
+        parser = argparse.ArgumentParser()
+        sub = parser.add_subparsers()
+        importlib.import_module(f"bot.cli.{name}").register(sub)
+        registered = {action.dest: action.help for action in sub._choices_actions}
+        assert registered == {name: help_text}
+
+
+def test_the_overview_imports_no_command_module() -> None:
+    import subprocess
+
+    probe = (
+        "import sys, contextlib, io\n"
+        "from bot.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+        "    try:\n"
+        "        main(['--help'])\n"
+        "    except SystemExit:\n"
+        "        pass\n"
+        "assert 'regrade' in out.getvalue()\n"
+        "heavy = [m for m in ('sqlalchemy', 'yaml', 'slack_bolt', 'discord', 'bot.cli.console')"
+        " if m in sys.modules]\n"
+        "print(heavy)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"
+
+
+def test_a_command_gets_its_full_parser_and_the_others_stay_listed(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit):
+        main(["grade", "--help"])
+    assert "--pack" in capsys.readouterr().out

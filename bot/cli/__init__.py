@@ -3,33 +3,64 @@
 Each module has ``register(subparsers)``, which adds its parser and sets
 ``handler`` to a function taking the parsed arguments and returning an exit
 code. Exit 0 is success, 1 a failed check, 2 bad input.
+
+Only the module of the command being run is imported: ``studybot --help`` and
+``studybot grade`` do not pay for SQLAlchemy, slack-bolt or discord.py. The
+one-line help of each command lives in ``COMMANDS`` so the overview needs no
+module at all; a test keeps it equal to what each module registers.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from collections.abc import Sequence
 
 from bot import __version__
-from bot.cli import console, content, db, discord, grade, regrade, run, slack
+
+COMMANDS: dict[str, str] = {
+    "console": "chat with the bot in this terminal (SQLite by default)",
+    "run": "run the bot on Slack and/or Discord",
+    "db": "database maintenance",
+    "content": "check, import and export question packs",
+    "grade": "grade an answer against a question of a pack",
+    "regrade": "re-grade stored attempts after a content or grader change",
+    "discord": "Discord: sync slash commands, invite URL",
+    "slack": "Slack app set-up",
+}
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _chosen_command(argv: Sequence[str]) -> str | None:
+    """The sub-command named on the line: the first argument that is not an option."""
+    for arg in argv:
+        if not arg.startswith("-"):
+            return arg if arg in COMMANDS else None
+    return None
+
+
+def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
+    """The parser, with the full sub-parser of the command in ``argv`` (or of every command
+    when ``argv`` is ``None``) and a one-line entry for each of the others."""
     parser = argparse.ArgumentParser(
         prog="studybot",
         description="A study bot for GPU-virtualization and ML-infrastructure interviews.",
     )
     parser.add_argument("--version", action="version", version=f"studybot {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in (console, run, db, content, grade, regrade, discord, slack):
-        module.register(sub)
+    chosen = _chosen_command(argv)
+    for name, help_text in COMMANDS.items():
+        if name == chosen:
+            importlib.import_module(f"bot.cli.{name}").register(sub)
+        else:
+            sub.add_parser(name, help=help_text, add_help=False)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(arguments)
+    args = parser.parse_args(arguments)
     handler = getattr(args, "handler", None)
     if handler is None:
         parser.print_help()

@@ -291,7 +291,10 @@ def _chart(
 ) -> tuple[tuple[Attachment, ...], str | None]:
     """A bar chart attachment, or a note saying why there is none."""
     if services.charts is None:
-        return (), "Charts need matplotlib: pip install 'studybot[charts]'."
+        return (), (
+            "Charts need matplotlib: install studybot with its charts extra, "
+            "e.g. pip install '.[charts]' in a clone."
+        )
     if not labels:
         return (), None
     png = services.charts.bar_chart(title, labels, values, highlight)

@@ -1,7 +1,7 @@
 """Deliveries already taken, so that a retried or replayed one is handled once on any worker.
 
-Revision ID: 0006_delivery_seen
-Revises: 0005_post_ref_on_outbox
+Revision ID: 0008_delivery_seen
+Revises: 0007_disputes
 Create Date: 2026-12-01 13:40:00.000000
 
 """
@@ -14,8 +14,8 @@ from alembic import op
 
 import bot.db.models
 
-revision: str = '0006_delivery_seen'
-down_revision: str | None = '0005_post_ref_on_outbox'
+revision: str = '0008_delivery_seen'
+down_revision: str | None = '0007_disputes'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
