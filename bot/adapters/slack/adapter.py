@@ -37,7 +37,7 @@ from starlette.routing import BaseRoute, Route
 from bot.adapters.base import report_failure
 from bot.adapters.slack import translate
 from bot.adapters.slack.sender import SlackNotifier, SlackSender
-from bot.adapters.slack.translate import Payload, RecentKeys, ReplyTarget, SlackUser
+from bot.adapters.slack.translate import Payload, ReplyTarget, SlackUser
 from bot.adapters.slack.users import UserDirectory
 from bot.bootstrap import App
 from bot.config import Settings
@@ -148,7 +148,6 @@ class SlackAdapter:
         )
         self.sender = SlackSender(self.client)
         self.users = user_directory or UserDirectory(self.client, settings.admin_ids)
-        self.recent = RecentKeys()
         self.app_token = (
             settings.slack_app_token.get_secret_value() if settings.slack_app_token else None
         )
@@ -340,8 +339,14 @@ class SlackAdapter:
         async with self._edge("the App Home", target, home=True):
             await self._home_opened(body, event)
 
+    async def _first(self, key: str) -> bool:
+        """Whether this delivery is new to every worker (the database keeps the keys)."""
+        return await self.app.first_delivery(self.name, key)
+
     async def _command(self, ack: Ack, body: Payload) -> None:
         await ack()
+        if not await self._first(translate.delivery_key(body)):
+            return
         team = translate.team_of(body)
         user = await self._user(team, str(body.get("user_id", "")), str(body.get("user_name", "")))
         event = translate.command_event(body, self.prefix, user)
@@ -351,6 +356,8 @@ class SlackAdapter:
 
     async def _action(self, ack: Ack, body: Payload) -> None:
         await ack()
+        if not await self._first(translate.delivery_key(body)):
+            return
         who = body.get("user") or {}
         user = await self._user(
             translate.team_of(body), str(who.get("id", "")), str(who.get("name", ""))
@@ -363,6 +370,8 @@ class SlackAdapter:
 
     async def _submission(self, ack: Ack, body: Payload) -> None:
         await ack()  # closes the modal; the grade comes as a private message
+        if not await self._first(translate.delivery_key(body)):
+            return
         who = body.get("user") or {}
         user = await self._user(
             translate.team_of(body), str(who.get("id", "")), str(who.get("name", ""))
@@ -376,7 +385,7 @@ class SlackAdapter:
     async def _message(self, body: Payload, event: Payload, bot_user_id: str | None) -> None:
         if not translate.is_addressed_message(event, bot_user_id):
             return
-        if not self.recent.first_time((str(event.get("channel")), str(event.get("ts")))):
+        if not await self._first(translate.delivery_key(body, event)):
             return
         team = translate.team_of(body) or str(event.get("team", ""))
         user = await self._user(team, str(event.get("user")))
