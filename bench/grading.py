@@ -1,6 +1,10 @@
 """Grading benchmark: latency per kind of question and ``--jsonl`` throughput, as one JSON object.
 
-Run: ``.venv/bin/python bench/grading.py [--lines 20000] [--rounds 5]``. Latencies are
+Run: ``.venv/bin/python bench/grading.py [--lines 20000] [--rounds 5] [--labelled PACK ANSWERS]``.
+``agreement`` scores the labelled regression set (and ``--labelled`` a pack file with a
+JSONL of ``{id, answer, label}``, such as a blind set): binary agreement, false-correct
+(incorrect graded correct) and false-reject (correct graded not correct), overall and per
+kind, and how many replies were no answer at all. Latencies are
 warm (each question graded once before timing), in milliseconds, over the answers of
 the labelled set in tests/data/grading/: each answer's median over the rounds, then the
 p50/p99 over answers. Throughput runs the real ``grade_lines`` (best of three runs).
@@ -24,7 +28,9 @@ sys.path.insert(0, str(ROOT))
 from bot.cli.grade import grade_lines  # noqa: E402
 from bot.core.content import Question, load_pack  # noqa: E402
 from bot.core.grading import GRADER_VERSION, grade, reference_grader  # noqa: E402
+from bot.core.grading.choice import polar_words  # noqa: E402
 from bot.core.grading.normalize import normalize  # noqa: E402
+from bot.core.grading.numeric import prepared  # noqa: E402
 from bot.core.grading.short import prepare  # noqa: E402
 
 
@@ -32,6 +38,8 @@ def clear_answer_caches() -> None:
     """Forget normalised answers, so repeated answers cost what new ones would."""
     normalize.cache_clear()
     prepare.cache_clear()
+    polar_words.cache_clear()
+    prepared.cache_clear()
     reference = sys.modules.get("bot.core.grading.reference")
     embed = getattr(getattr(reference, "_model", None), "embed", None)
     if hasattr(embed, "cache_clear"):
@@ -61,10 +69,47 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[index]
 
 
+def agreement(questions: dict[str, Question], rows: list[dict[str, str]]) -> dict[str, object]:
+    """Binary agreement, false-correct and false-reject rates, overall and per kind."""
+    counts: dict[str, dict[str, int]] = {}
+    for row in rows:
+        question = questions.get(row["id"])
+        label = row.get("label") or row.get("expected")
+        if question is None or label is None or not row["answer"].strip():
+            continue
+        result = grade(question, row["answer"])
+        got = result.verdict.value == "correct"
+        for key in ("all", kind_of(question)):
+            c = counts.setdefault(
+                key, dict.fromkeys(("n", "agree", "inc", "fc", "cor", "fr", "na"), 0)
+            )
+            c["n"] += 1
+            c["agree"] += (label == "correct") == got
+            c["inc"] += label == "incorrect"
+            c["fc"] += label == "incorrect" and got
+            c["cor"] += label == "correct"
+            c["fr"] += label == "correct" and not got
+            c["na"] += not result.answered
+    rate = lambda a, b: round(a / b, 3) if b else None  # noqa: E731
+    return {
+        kind: {
+            "n": c["n"],
+            "agreement": rate(c["agree"], c["n"]),
+            "false_correct": rate(c["fc"], c["inc"]),
+            "false_reject": rate(c["fr"], c["cor"]),
+            "not_an_answer": c["na"],
+        }
+        for kind, c in sorted(counts.items(), key=lambda kv: (kv[0] != "all", kv[0]))
+    }
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--lines", type=int, default=20_000, help="lines for the --jsonl run")
     parser.add_argument("--rounds", type=int, default=7, help="timed passes over the labelled set")
+    parser.add_argument(
+        "--labelled", nargs=2, metavar=("PACK", "ANSWERS"), help="also score this labelled set"
+    )
     args = parser.parse_args()
 
     pack = load_pack(DATA / "questions.yaml")
@@ -113,8 +158,19 @@ def main() -> int:
             rates.append(len(batch) / (time.perf_counter() - start))
         throughput[name] = round(max(rates))
 
+    scores = {"regression_set": agreement(questions, rows)}
+    if args.labelled:
+        other = {q.id: q for q in load_pack(Path(args.labelled[0])).questions}
+        labelled = [
+            json.loads(x)
+            for x in Path(args.labelled[1]).read_text("utf-8").splitlines()
+            if x.strip()
+        ]
+        scores[Path(args.labelled[1]).stem] = agreement(other, labelled)
+
     result = {
         "grader_version": GRADER_VERSION,
+        "agreement": scores,
         "semantic_grader": semantic_backend(),
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version()},
         "latency_ms": {

@@ -37,6 +37,8 @@ class Settings(BaseSettings):
     studybot_admins: str = ""  # comma-separated platform user ids with admin rights
     studybot_grace_minutes: int = Field(default=60, ge=0)
     studybot_charts_dir: str = "charts"  # where the console writes chart PNGs
+    # the interactive console's line history; empty keeps it in memory for one run
+    studybot_console_history: str = "~/.local/state/studybot/console_history"
     # How open questions with only a model answer are graded: "auto" uses the semantic
     # model when the `semantic` extra is installed, "lexical" forces the fallback.
     studybot_reference_backend: Literal["auto", "semantic", "lexical"] = "auto"
@@ -121,6 +123,17 @@ class Settings(BaseSettings):
     @property
     def discord_http_enabled(self) -> bool:
         return self.discord_public_key is not None
+
+    def secrets(self) -> tuple[str, ...]:
+        """The configured tokens and signing secret, for the log to mask wherever they
+        appear, whatever their shape."""
+        values = (
+            self.slack_bot_token,
+            self.slack_signing_secret,
+            self.slack_app_token,
+            self.discord_bot_token,
+        )
+        return tuple(v.get_secret_value() for v in values if v is not None)
 
     @property
     def pack_dirs(self) -> tuple[Path, ...]:

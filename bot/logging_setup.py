@@ -6,21 +6,64 @@ import logging
 import re
 
 _SECRET = re.compile(
-    r"\b(xox[abprs]-[A-Za-z0-9-]+"  # Slack bot, user and refresh tokens
+    r"\b(xox[abeprs]-[A-Za-z0-9-]+"  # Slack bot, user, refresh and config tokens
     r"|xapp-[A-Za-z0-9-]+"  # Slack app-level tokens
-    r"|[MN][A-Za-z\d]{23,}\.[\w-]{6}\.[\w-]{27,})"  # Discord bot tokens
+    # Discord bot tokens: base64 of the bot's id (any first letter: newer ids do not start
+    # with M or N), a timestamp, an HMAC.
+    r"|[A-Za-z\d_-]{18,}\.[A-Za-z\d_-]{5,7}\.[A-Za-z\d_-]{27,})"
 )
+#: A URL path that carries a secret after a public id: Discord interaction and webhook
+#: tokens, Slack's response_url and incoming webhooks.
+_SECRET_PATH = re.compile(
+    r"((?:/webhooks|/interactions)/\d+/|hooks\.slack\.com/)[A-Za-z0-9_./-]{8,}"
+)
+#: Known secrets shorter than this are not masked: a short value would mask common words.
+MIN_KNOWN_SECRET = 8
+
+
+def redact(text: str, known: tuple[str, ...] = ()) -> str:
+    """``text`` with every token and secret-bearing URL path masked as ``[redacted]``, and
+    every ``known`` secret (the configured tokens and signing secret) too."""
+    for secret in known:
+        text = text.replace(secret, "[redacted]")
+    text = _SECRET.sub("[redacted]", text)
+    return _SECRET_PATH.sub(r"\1[redacted]", text)
+
+
+def _known(secrets: tuple[str, ...]) -> tuple[str, ...]:
+    # the longest first, so that a secret containing another is masked whole
+    return tuple(sorted({s for s in secrets if len(s) >= MIN_KNOWN_SECRET}, key=len, reverse=True))
 
 
 class RedactSecrets(logging.Filter):
-    """Masks Slack tokens and Discord bot tokens wherever they appear in a record."""
+    """Masks tokens (by their shape, and the ``secrets`` given by value) in a record's
+    message, for every handler that sees the record."""
+
+    def __init__(self, secrets: tuple[str, ...] = ()) -> None:
+        super().__init__()
+        self.secrets = _known(secrets)
 
     def filter(self, record: logging.LogRecord) -> bool:
         message = record.getMessage()
-        redacted = _SECRET.sub("[redacted]", message)
+        redacted = redact(message, self.secrets)
         if redacted != message:
             record.msg, record.args = redacted, None
         return True
+
+
+class RedactingFormatter(logging.Formatter):
+    """The one format, masked as a whole: a traceback or an exception's text (an aiohttp
+    error that quotes a webhook URL, say) is masked as well as the message."""
+
+    def __init__(self, fmt: str, secrets: tuple[str, ...] = ()) -> None:
+        super().__init__(fmt)
+        self.secrets = _known(secrets)
+
+    def format(self, record: logging.LogRecord) -> str:
+        return redact(super().format(record), self.secrets)
+
+
+FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 
 
 #: Libraries whose INFO lines say nothing an operator needs: APScheduler's two lines every
@@ -29,12 +72,13 @@ class RedactSecrets(logging.Filter):
 CHATTY = ("apscheduler", "alembic", "slack_sdk")
 
 
-def setup_logging(level: str) -> None:
-    """One handler on stderr, tokens redacted, at ``level``; below DEBUG the chatty libraries
-    say only warnings and errors."""
+def setup_logging(level: str, secrets: tuple[str, ...] = ()) -> None:
+    """One handler on stderr, tokens (and the configured ``secrets``) redacted from every
+    line and traceback, at ``level``; below DEBUG the chatty libraries say only warnings and
+    errors."""
     handler = logging.StreamHandler()
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    handler.addFilter(RedactSecrets())
+    handler.setFormatter(RedactingFormatter(FORMAT, secrets))
+    handler.addFilter(RedactSecrets(secrets))
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level)

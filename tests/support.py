@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Awaitable
 from datetime import datetime
@@ -135,6 +136,9 @@ def logged_failures(records: list[logging.LogRecord]) -> list[logging.LogRecord]
     return [r for r in records if r.levelno >= logging.ERROR]
 
 
+# An answer to a question of any kind: it names a choice (C) and holds a number (7), so the
+# real grader takes it as an answer whichever question the day brings (right or wrong).
+ANY_KIND = "C, 7"
 NOT_AN_ANSWER = "???"
 HINT = "That is not an answer yet: answer with a letter, a number or a few words."
 
@@ -157,3 +161,49 @@ def reply_bound(idle_seconds: float) -> float:
     that waited for the held fan-out would never come at all; this bound catches one that is
     slowed by it."""
     return max(REPLY_WITHIN, LOADED_FACTOR * idle_seconds)
+
+
+async def raw_post(
+    url: str, path: str, head: dict[str, str], body: bytes, *, chunked: bool = False
+) -> tuple[int, bytes]:
+    """POST ``body`` over a plain socket and read the response: with ``chunked``, as chunks
+    of 16 KiB with no Content-Length; otherwise with its length, or with the Content-Length
+    in ``head`` (which may declare a length the body does not have). Sending stops as soon
+    as the server answers, as a client would when refused early. Returns the status and the
+    response body."""
+    host, port = url.removeprefix("http://").split(":")
+    reader, writer = await asyncio.open_connection(host, int(port))
+    lines = [f"POST {path} HTTP/1.1", f"Host: {host}", "Connection: close"]
+    if chunked:
+        lines.append("Transfer-Encoding: chunked")
+    elif not any(name.lower() == "content-length" for name in head):
+        lines.append(f"Content-Length: {len(body)}")
+    lines += [f"{name}: {value}" for name, value in head.items()]
+    pieces = [body[start : start + 16384] for start in range(0, len(body), 16384)]
+    if chunked:
+        pieces = [b"%x\r\n%s\r\n" % (len(piece), piece) for piece in pieces] + [b"0\r\n\r\n"]
+    answer = asyncio.create_task(_read_response(reader))
+    try:
+        writer.write(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1"))
+        for piece in pieces:
+            if answer.done():
+                break
+            writer.write(piece)
+            await writer.drain()
+    except ConnectionError:
+        pass  # the server answered and closed before taking all of it: read the answer
+    async with asyncio.timeout(60):  # a server that waits for the rest fails, not hangs
+        status, payload = await answer
+    writer.close()
+    with contextlib.suppress(ConnectionError):
+        await writer.wait_closed()
+    return status, payload
+
+
+async def _read_response(reader: asyncio.StreamReader) -> tuple[int, bytes]:
+    head = await reader.readuntil(b"\r\n\r\n")
+    status_line, *fields = head.decode("latin-1").split("\r\n")
+    length = next(
+        (int(f.split(":", 1)[1]) for f in fields if f.lower().startswith("content-length:")), 0
+    )
+    return int(status_line.split()[1]), await reader.readexactly(length)

@@ -165,7 +165,6 @@ def test_the_invite_asks_for_what_discord_py_would(monkeypatch: pytest.MonkeyPat
     assert invite_url("42") == expected
 
 
-
 @pytest.mark.parametrize(
     ("argv", "prefix"),
     [

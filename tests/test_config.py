@@ -4,13 +4,14 @@ no token ever reaches a log line."""
 from __future__ import annotations
 
 import logging
+import sys
 from pathlib import Path
 
 import pytest
 from pydantic import ValidationError
 
 from bot.config import InvalidSettings, Settings, load_settings
-from bot.logging_setup import RedactSecrets
+from bot.logging_setup import FORMAT, RedactingFormatter, RedactSecrets, redact
 
 
 def test_defaults_need_no_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -68,6 +69,11 @@ def test_secrets_do_not_print(monkeypatch: pytest.MonkeyPatch) -> None:
         "xoxb-1234-5678-abcdefghijkl",
         "xapp-1-A111-222-abcdef",
         "MTA5ODc2NTQzMjEwOTg3NjU0MzIx.GaBcDe.abcdefghijklmnopqrstuvwxyz01234",
+        # Discord ids from 2022 on encode to tokens starting with O, later ones with others
+        "OTg3NjU0MzIxMDk4NzY1NDMy.GaBcDe.abcdefghijklmnopqrstuvwxyz01234",
+        "MTI5ODc2NTQzMjEwOTg3NjU0Mw.G1-_2x.aB3dE5gH7jK9mN1pQ3sT5vX7zA9cE1gI3kM",
+        "ZmFrZS1ib3QtaWQtOTk5OTk5OQ.Xy_9Zk.0123456789abcdefghijklmnopqrstuvwxyz",
+        "xoxe-1-ABCDEFGHIJ",
     ],
 )
 def test_tokens_are_redacted_from_log_lines(secret: str) -> None:
@@ -75,3 +81,39 @@ def test_tokens_are_redacted_from_log_lines(secret: str) -> None:
     RedactSecrets().filter(record)
     assert secret not in record.getMessage()
     assert "[redacted]" in record.getMessage()
+
+
+def test_a_configured_secret_is_masked_whatever_its_shape_also_in_a_traceback() -> None:
+    settings = Settings(
+        slack_bot_token="not-shaped-like-a-token-1",  # type: ignore[arg-type]
+        slack_signing_secret="0123456789abcdef0123456789abcdef",  # type: ignore[arg-type]
+    )
+    formatter = RedactingFormatter(FORMAT, settings.secrets())
+    try:
+        raise RuntimeError(
+            "POST https://discord.com/api/v10/webhooks/123456789012345678/aW50ZXJhY3Rpb246"
+            "OTk5OTk5OTk5OTk5OTk5OTk6MTIz/messages/@original failed; "
+            "response_url https://hooks.slack.com/commands/T111/1/abcDEF123456 "
+            "signed with 0123456789abcdef0123456789abcdef"
+        )
+    except RuntimeError:
+        record = logging.LogRecord(
+            "t",
+            logging.ERROR,
+            __file__,
+            1,
+            "token %s",
+            ("not-shaped-like-a-token-1",),
+            sys.exc_info(),
+        )
+    line = formatter.format(record)
+    assert "not-shaped-like-a-token-1" not in line
+    assert "0123456789abcdef0123456789abcdef" not in line
+    assert "aW50ZXJhY3Rpb24" not in line and "abcDEF123456" not in line
+    assert "/webhooks/123456789012345678/[redacted]" in line
+    assert "RuntimeError" in line  # the traceback itself is kept
+
+
+def test_ordinary_text_is_not_masked() -> None:
+    line = "Discord gateway ready as studybot; daily:42:B answered in 1.5s by user.name"
+    assert redact(line, ("short",)) == line

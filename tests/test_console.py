@@ -14,7 +14,7 @@ from bot.adapters.console.run import run_console
 from bot.bootstrap import App
 from bot.core.messages import Delivery
 from bot.db.models import AttemptRow, DailyPromptRow, UserRow
-from tests.support import Transcript, row_counts
+from tests.support import ANY_KIND, Transcript, row_counts
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -48,15 +48,15 @@ def test_an_answer_is_graded_privately_and_stored(chat: Transcript, app: App) ->
 
 def test_plain_text_answers_the_daily_question(chat: Transcript, app: App) -> None:
     chat.send("/daily")
-    chat.send("C")
+    chat.send(ANY_KIND)
     with app.session_factory() as session:
-        assert session.scalar(select(AttemptRow.answer)) == "C"
+        assert session.scalar(select(AttemptRow.answer)) == ANY_KIND
 
 
 def test_second_answer_to_the_same_daily_prompt_scores_nothing(chat: Transcript, app: App) -> None:
     chat.send("/daily")
-    chat.send("/answer C")
-    text = chat.say("/answer A")
+    chat.send(f"/answer {ANY_KIND}")
+    text = chat.say("/answer A, 8")
     assert "practice" in text
     with app.session_factory() as session:
         rows = list(session.scalars(select(AttemptRow).order_by(AttemptRow.id)))
@@ -68,11 +68,11 @@ def test_two_users_share_one_question_a_day_and_get_a_new_one_the_next_day(
     chat: Transcript, app: App
 ) -> None:
     chat.send("/daily")
-    chat.send("/answer B")
+    chat.send("/answer B, 6")
     chat.send("/as bob")
     bob_view = chat.send("/daily")
     assert [m.delivery for m in bob_view] == [Delivery.PRIVATE]
-    chat.send("/answer C")
+    chat.send(f"/answer {ANY_KIND}")
     chat.send("/advance 1d")
     next_day = chat.send("/daily")
     assert next_day[0].card.title == "Daily question · 2026-12-02"
@@ -82,7 +82,7 @@ def test_two_users_share_one_question_a_day_and_get_a_new_one_the_next_day(
         users = {u.id: u.external_id for u in session.scalars(select(UserRow))}
         attempts = [(users[a.user_id], a.answer) for a in session.scalars(select(AttemptRow))]
     assert len(prompts) == 2
-    assert sorted(attempts) == [("alice", "B"), ("bob", "C")]
+    assert sorted(attempts) == [("alice", "B, 6"), ("bob", ANY_KIND)]
 
 
 def test_help_lists_every_command_of_the_contract(chat: Transcript) -> None:
@@ -163,7 +163,7 @@ def test_script_mode_survives_invalid_utf8(app: App) -> None:
 
 def test_json_lines_carry_kind_to_and_text(tmp_path: Path) -> None:
     db = tmp_path / "bot.db"
-    script = "/daily\n/answer C\n/as bob\n/daily\n/advance 1d\n/daily\n"
+    script = f"/daily\n/answer {ANY_KIND}\n/as bob\n/daily\n/advance 1d\n/daily\n"
     result = subprocess.run(
         [
             sys.executable,
@@ -197,7 +197,7 @@ def test_plain_script_mode_shows_question_grade_and_help(tmp_path: Path) -> None
     db = tmp_path / "bot.db"
     result = subprocess.run(
         [sys.executable, "-m", "bot.cli", "console", "--db", f"sqlite:///{db}"],
-        input=b"/daily\n/answer 7\n/help\n",
+        input=f"/daily\n/answer {ANY_KIND}\n/help\n".encode(),
         capture_output=True,
         cwd=ROOT,
         timeout=60,

@@ -28,8 +28,9 @@ def numeric(
     )  # fmt: skip
 
 
-def test_grader_version_is_one_point_oh() -> None:
-    assert GRADER_VERSION == "1.0"
+def test_grader_version_names_the_rules_of_this_release() -> None:
+    # Bumped whenever a grade can change, so `studybot regrade` knows what is stale.
+    assert GRADER_VERSION == "1.1"
 
 
 # ---- normalisation --------------------------------------------------------
@@ -295,3 +296,26 @@ def test_every_shipped_question_accepts_its_own_answer(question: Question) -> No
     else:
         answer = ", ".join(question.correct)
     assert grade(question, answer).verdict is Verdict.CORRECT, answer
+
+
+@pytest.mark.parametrize(
+    ("shorthand", "spelt"),
+    [
+        ("high-prio stream", "high-priority stream"),
+        ("mem isolation", "memory isolation"),
+        ("low util", "low utilization"),
+        ("go w/ data", "go with data"),
+        ("perf drops", "performance drops"),
+    ],
+)
+def test_a_shorthand_makes_the_point_its_words_make(shorthand: str, spelt: str) -> None:
+    from bot.core.content import RubricPoint
+
+    point = RubricPoint(point="says it", weight=1.0, any=(spelt,))
+    question = Question(
+        id="o", pack="t", topic="mig", roles=("eng",), difficulty=1, kind="open",
+        prompt="Why?", explanation="Because.", sources=("https://example.org/doc",),
+        rubric=(point,),
+    )  # fmt: skip
+    assert grade(question, f"I think {shorthand}, really").verdict is Verdict.CORRECT
+    assert grade(question, "something else entirely").verdict is Verdict.INCORRECT

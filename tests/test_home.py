@@ -173,6 +173,19 @@ def test_a_missed_day_ends_the_streak_but_the_longest_stays(home_app: App) -> No
     assert home(home_app)["Streak"] == "none running · longest 2 days · ❄ 0 freezes held"
 
 
+def test_time_away_shows_beside_the_streak_and_keeps_it(home_app: App) -> None:
+    chat = chat_for(home_app)
+    answer_the_daily(chat, home_app)
+    chat.say("/away 2026-12-02 2026-12-06")
+    assert (
+        home(home_app)["Time away"]
+        == "✈ Time away planned: Wed 02 Dec 2026 to Sun 06 Dec 2026, 5 days."
+    )
+    chat.send("/advance 3d")
+    assert home(home_app)["Streak"] == "🔥 1 day · longest 1 day · ❄ 0 freezes held"
+    assert home(home_app)["Time away"].startswith("✈ Away until Sun 06 Dec 2026")
+
+
 def test_reviews_due_show_the_count_now_or_when_the_next_one_falls_due(
     home_app: App, clock: SimulatedClock
 ) -> None:

@@ -214,7 +214,7 @@ def test_a_mock_scheduled_in_a_dm_runs_in_the_dm(mchat: Transcript, mapp: App) -
 def test_with_a_peer_the_interviewer_gets_the_rubric_privately_and_votes_with_buttons(
     mchat: Transcript, mapp: App
 ) -> None:
-    mchat.send("/mock schedule in 2 hours with @bob behavioral")
+    mchat.send("/mock schedule in 2 hours with @bob behavioral anyway")  # 06:00 for bob
     mchat.send("/as bob")
     mchat.send("/mock accept 1")
     mchat.send("/advance 2h")
@@ -260,7 +260,7 @@ def test_with_a_peer_the_interviewer_gets_the_rubric_privately_and_votes_with_bu
 def test_the_scorecard_waits_for_missing_votes_then_the_rubric_stands_in(
     mchat: Transcript, mapp: App
 ) -> None:
-    mchat.send("/mock schedule in 2 hours with @bob behavioral")
+    mchat.send("/mock schedule in 2 hours with @bob behavioral anyway")  # 06:00 for bob
     mchat.send("/as bob")
     mchat.send("/mock accept 1")
     mchat.send("/as alice")
@@ -278,7 +278,7 @@ def test_the_scorecard_waits_for_missing_votes_then_the_rubric_stands_in(
 
 
 def test_a_peer_who_never_accepted_leaves_a_solo_mock(mchat: Transcript, mapp: App) -> None:
-    mchat.send("/mock schedule in 1 hour with @bob technical")
+    mchat.send("/mock schedule in 1 hour with @bob technical anyway")  # 05:00 for bob
     mchat.send("/advance 1h")
     (opening,) = round_posts(mchat)
     assert "bob did not accept, so this one runs solo" in opening.text

@@ -50,8 +50,12 @@ def parse_clock(text: str, tz: str | None) -> SimulatedClock:
 
 def run_console_command(args: argparse.Namespace) -> int:
     from bot.adapters.console.run import run_console
+    from bot.adapters.console.session import check_name
     from bot.bootstrap import bootstrap
 
+    problem = check_name(args.user)
+    if problem is not None:
+        return _fail(f"--user: {problem}")
     try:
         tz = parse_zone(args.tz) if args.tz else None
         clock: Clock = parse_clock(args.clock, tz) if args.clock else SystemClock()

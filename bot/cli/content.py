@@ -8,6 +8,9 @@
   every problem is listed.
 - ``export --to anki|csv [--pack ID ...] [--out FILE]``: write packs as Anki
   plain text or CSV (the layout ``import --from csv`` reads).
+- ``disputes --export FILE.jsonl [--db URL]``: write every accepted grade dispute as a
+  labelled example (one JSON object a line: ``id``, ``answer``, ``label``, …), to improve
+  rubrics with; ``studybot grade --jsonl`` reads the same lines.
 
 Exit codes: 0 success, 1 lint problems, 2 bad input.
 """
@@ -50,6 +53,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     lint.set_defaults(handler=run_lint)
     _register_import(content_sub)
     _register_export(content_sub)
+    _register_disputes(content_sub)
     parser.set_defaults(handler=usage_of(parser))
 
 
@@ -128,6 +132,56 @@ def _register_export(content_sub: argparse._SubParsersAction[argparse.ArgumentPa
     exp.add_argument("--out", type=Path, metavar="FILE", help="write here (default: stdout)")
     exp.add_argument("--packs-dir", type=Path, default=None, help=argparse.SUPPRESS)
     exp.set_defaults(handler=run_export)
+
+
+def _register_disputes(content_sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    disputes = content_sub.add_parser(
+        "disputes",
+        help="export accepted grade disputes as labelled examples (JSON lines)",
+        description=(
+            "Write every accepted grade dispute as one JSON line: the question id and the "
+            "answer (what `studybot grade --jsonl` reads), the admins' label (correct or "
+            "partial) and score, and what the grader had said, to improve rubrics with. "
+            "No user or workspace is named."
+        ),
+    )
+    disputes.add_argument(
+        "--export", required=True, metavar="FILE", help="the JSON lines file to write ('-': stdout)"
+    )
+    disputes.add_argument("--db", metavar="URL", help="SQLAlchemy URL (default: from settings)")
+    disputes.set_defaults(handler=run_disputes_export)
+
+
+def run_disputes_export(args: argparse.Namespace) -> int:
+    """``studybot content disputes --export FILE``: 0 when written, 2 when the database is
+    missing, unreachable or not migrated, or the file cannot be written."""
+    import json
+
+    from bot.cli.regrade import open_existing
+    from bot.core.errors import ConfigError
+    from bot.db.disputes import accepted_examples
+    from bot.db.engine import make_session_factory
+
+    try:
+        engine = open_existing(args.db or load_settings().database_url, "export")
+    except (ConfigError, ValueError) as exc:
+        return _fail("disputes", str(exc))
+    try:
+        with make_session_factory(engine)() as session:
+            lines = [json.dumps(e, ensure_ascii=False) + "\n" for e in accepted_examples(session)]
+    finally:
+        engine.dispose()
+    text = "".join(lines)
+    if args.export == "-":
+        sys.stdout.write(text)
+        return 0
+    try:
+        Path(args.export).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        return _fail("disputes", f"cannot write {args.export}: {exc.strerror or exc}")
+    count = len(lines)
+    print(f"exported {count} accepted dispute{'s' if count != 1 else ''} to {args.export}")
+    return 0
 
 
 def lint_targets(paths: Sequence[Path]) -> list[Path]:

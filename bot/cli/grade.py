@@ -80,9 +80,11 @@ def grade_lines(pack: Pack, stream: TextIO, out: TextIO) -> int:
             item["error"] = f"no question {item.get('id')!r} in pack {pack.pack!r}"
         else:
             try:
-                item.update(grade(question, str(item.get("answer") or "")).as_dict(
-                    with_points=question.kind == "open"
-                ))
+                item.update(
+                    grade(question, str(item.get("answer") or "")).as_dict(
+                        with_points=question.kind == "open"
+                    )
+                )
             except UserError as exc:
                 item["error"] = str(exc)
         out.write(json.dumps(item, ensure_ascii=False) + "\n")

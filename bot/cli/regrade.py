@@ -5,7 +5,8 @@ another version of its question (``content_hash``). Each regrade updates the
 attempt's score, verdict, grader version and content hash, and appends a row to
 ``attempt_grade``, so the history of every grade an attempt had is kept.
 Points already awarded are left as they were: a regrade corrects the record,
-it does not rewrite past leaderboards.
+it does not rewrite past leaderboards. An attempt whose grade an admin set by accepting a
+dispute (``bot.core.disputes``) keeps it: it is counted as ``disputed`` and left alone.
 """
 
 from __future__ import annotations
@@ -24,11 +25,12 @@ from bot.core import grading
 from bot.core.bank import QuestionBank
 from bot.core.clock import Clock, SystemClock
 from bot.core.context import Grader
+from bot.core.disputes import ACCEPTED
 from bot.core.errors import ConfigError, ContentError, UserError
 from bot.core.grading import GRADER_VERSION
 from bot.db import migrate
 from bot.db.engine import check_connection, make_engine, make_session_factory, sqlite_path
-from bot.db.models import AttemptGradeRow, AttemptRow
+from bot.db.models import AttemptGradeRow, AttemptRow, DisputeRow
 
 BATCH = 500
 
@@ -43,6 +45,7 @@ class RegradeReport:
     current: int = 0
     missing_question: int = 0
     unreadable: int = 0
+    disputed: int = 0
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -107,7 +110,8 @@ def run_regrade(args: argparse.Namespace) -> int:
         print(
             f"{verb} {report.regraded} of {report.seen} attempts with grader {GRADER_VERSION} "
             f"({report.changed} changed verdict, {report.current} already current, "
-            f"{report.missing_question} of removed questions, {report.unreadable} unreadable)"
+            f"{report.missing_question} of removed questions, {report.unreadable} unreadable, "
+            f"{report.disputed} set by an accepted dispute)"
         )
     return 0
 
@@ -117,14 +121,14 @@ def _fail(message: str) -> int:
     return 2
 
 
-def open_existing(url: str) -> Engine:
+def open_existing(url: str, purpose: str = "regrade") -> Engine:
     """An engine on a database that exists and is migrated; never creates one (a SQLite
     file that is not there is an error, not a new empty database)."""
     engine = make_engine(url)
     path = sqlite_path(engine.url)
     if path is not None and not path.is_file():
         engine.dispose()
-        raise ConfigError(f"there is no database at {path}: nothing to regrade")
+        raise ConfigError(f"there is no database at {path}: nothing to {purpose}")
     try:
         check_connection(engine)
         if not migrate.is_current(engine):
@@ -167,8 +171,19 @@ def regrade_attempts(
                 return report
             last_id = rows[-1].id
             now = clock.now()
+            decided = set(
+                session.scalars(
+                    select(DisputeRow.attempt_id).where(
+                        DisputeRow.status == ACCEPTED,
+                        DisputeRow.attempt_id.in_([r.id for r in rows]),
+                    )
+                )
+            )
             for row in rows:
                 report.seen += 1
+                if row.id in decided:  # an admin's grade stands
+                    report.disputed += 1
+                    continue
                 question = bank.get(row.question_id)
                 if question is None:
                     report.missing_question += 1

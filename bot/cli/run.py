@@ -39,7 +39,7 @@ def run_bot(_args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"studybot run: {exc}", file=sys.stderr)
         return 2
-    setup_logging(settings.studybot_log_level)
+    setup_logging(settings.studybot_log_level, settings.secrets())
     if not configured_platforms(settings):
         print(
             "studybot run: no Slack or Discord credentials are set "

@@ -88,8 +88,7 @@ def select_packs(names: Sequence[str], directory: Path | Sequence[Path]) -> list
         known = ", ".join(sorted(by_id)) or "none"
         where = ", ".join(map(str, directories))
         raise UserError(
-            f"unknown pack {', '.join(unknown)} (pack ids in {where}: {known}; "
-            "or name a pack file)"
+            f"unknown pack {', '.join(unknown)} (pack ids in {where}: {known}; or name a pack file)"
         )
     return chosen
 

@@ -14,6 +14,8 @@ rules live here and only here (docs/architecture.md, "What an answer does"):
   answer that earned points.
 - Quiz, live and mock answers move the question's review card (spaced repetition); daily
   answers do not.
+- Every grade reply that is not correct carries a Dispute button for its attempt
+  (:func:`dispute_button`; what a dispute does: ``bot.core.disputes``).
 """
 
 from __future__ import annotations
@@ -26,7 +28,8 @@ from bot.core import leaderboard, srs
 from bot.core.content import Question
 from bot.core.context import Context
 from bot.core.errors import UserError
-from bot.core.grading import Grade
+from bot.core.grading import Grade, Verdict
+from bot.core.messages import Button
 from bot.core.model import ATTEMPTS, Attempt
 from bot.core.srs import REVIEWS
 from bot.core.streaks import StreakUpdate, record_activity, streak_note
@@ -38,6 +41,8 @@ class AnswerKind(StrEnum):
     LIVE = "live"
     MOCK = "mock"
 
+
+DISPUTE = "dispute"  # the action prefix of a grade's Dispute button: ``dispute:<attempt id>``
 
 REVIEWED = frozenset({AnswerKind.QUIZ, AnswerKind.LIVE, AnswerKind.MOCK})
 
@@ -74,6 +79,21 @@ class RecordedAnswer:
     def streak_note(self) -> str:
         """One line for the grade reply when the answer changed the streak ("" if not)."""
         return streak_note(self.streak)
+
+    @property
+    def dispute_buttons(self) -> tuple[Button, ...]:
+        """The Dispute button of this answer's grade reply; none for a correct grade, which
+        there is nothing to dispute about."""
+        if self.attempt.verdict == Verdict.CORRECT.value:
+            return ()
+        return (dispute_button(self.attempt),)
+
+
+def dispute_button(attempt: Attempt) -> Button:
+    """A button that disputes ``attempt``'s grade (``dispute:<attempt id>``)."""
+    if attempt.id is None:
+        raise ValueError("only a stored attempt can be disputed")
+    return Button("Dispute", f"{DISPUTE}:{attempt.id}")
 
 
 def grade_answer(ctx: Context, question: Question, text: str) -> Grade:

@@ -6,10 +6,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from bot.core import home, leaderboard, stats, teams
+from bot.core.away import away_command
 from bot.core.context import Context
 from bot.core.daily.answering import daily_action
 from bot.core.daily.posting import show_daily
 from bot.core.daily.studybot import studybot_command
+from bot.core.disputes import dispute_action, dispute_command, review_action
 from bot.core.errors import UserError
 from bot.core.messages import Card, Delivery, Outgoing, say
 from bot.core.mock.commands import mock_action, mock_command
@@ -18,7 +20,7 @@ from bot.core.quiz.live import live_action
 from bot.core.quiz.personal import quiz_action, quiz_command, review_command
 from bot.core.router import route_answer
 from bot.core.streaks import show_streak
-from bot.core.timezones import parse_zone
+from bot.core.timezones import parse_zone, zone_warning
 
 Handler = Callable[[Context, str], list[Outgoing]]
 
@@ -57,10 +59,11 @@ def _tz(ctx: Context, args: str) -> list[Outgoing]:
     name = parse_zone(args)
     ctx.user = ctx.uow[USERS].set_timezone(ctx.user, name)
     local = ctx.now.astimezone(ctx.user_zone).strftime("%a %d %b %H:%M")
+    warning = zone_warning(name, ctx.now)
     return [
         say(
             ctx.user.external_id,
-            f"Time zone set to {name}. It is {local} there.",
+            f"Time zone set to {name}. It is {local} there." + (f" {warning}" if warning else ""),
             channel=ctx.channel.external_id,
         )
     ]
@@ -132,11 +135,24 @@ _SPECS = [
         "mock interviews: schedule, pair up, vote, scorecards (/mock alone lists all)",
         mock_command,
     ),
+    CommandSpec(
+        "dispute",
+        "/dispute [REASON] | status",
+        "dispute the grade of your latest graded answer (admins review it); status: yours",
+        dispute_command,
+    ),
+    CommandSpec(
+        "away",
+        "/away FROM TO | off | list | cancel ID",
+        "time away: your streak pauses (no freeze spent) and reminders stop",
+        away_command,
+    ),
     CommandSpec("tz", "/tz ZONE", "set your time zone (IANA name, e.g. Europe/Berlin)", _tz),
     CommandSpec(
         "studybot",
-        "/studybot schedule [TIME] [ZONE] [DAYS] [topics=A,B] | schedule show|pause|resume|skip",
-        "the channel's daily schedule (admins); /studybot nudges on|off for your reminders",
+        "/studybot schedule [TIME] [ZONE] [DAYS] [topics=A,B] | schedule show|pause|resume|skip "
+        "| disputes",
+        "the channel's daily schedule and the dispute queue (admins); /studybot nudges on|off",
         studybot_command,
     ),
     CommandSpec("as", "/as NAME", "act as another user (console only)", console_only=True),
@@ -174,4 +190,6 @@ ACTIONS: dict[str, Callable[[Context, list[str], str], list[Outgoing]]] = {
     "quiz": quiz_action,
     "live": live_action,
     "home": home.home_action,
+    "dispute": dispute_action,
+    "disputes": review_action,
 }

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from bot.core.away import away_note
 from bot.core.context import Context
 from bot.core.leaderboard import LEADERBOARD, period_of, ranked_teams
 from bot.core.messages import Card, Delivery, Field, Outgoing
@@ -60,7 +61,11 @@ def streak_section(ctx: Context) -> list[Field]:
         f"{running} · longest {_plural(state.longest, 'day')} · "
         f"❄ {_plural(state.freezes, 'freeze')} held"
     )
-    return [Field("Streak", value)]
+    fields = [Field("Streak", value)]
+    note = away_note(ctx.uow, ctx.user, ctx.now.astimezone(ctx.user_zone).date())
+    if note:
+        fields.append(Field("Time away", note))
+    return fields
 
 
 def reviews_section(ctx: Context) -> list[Field]:

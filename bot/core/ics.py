@@ -1,8 +1,11 @@
-"""Calendar files (.ics, RFC 5545) for mock interviews, built with ``icalendar``.
+"""Calendar files (.ics, RFC 5545 and the iTIP methods of RFC 5546) for mock interviews,
+built with ``icalendar``.
 
 One UID per mock, so a calendar that imported the invitation updates the same event
-when the mock is rescheduled (a higher SEQUENCE) and removes it when it is cancelled
-(METHOD:CANCEL, STATUS:CANCELLED).
+when the mock changes (a higher SEQUENCE: a new time, an acceptance, a decline) and
+removes it when it is cancelled (METHOD:CANCEL, STATUS:CANCELLED). An invitation is a
+METHOD:REQUEST with an ORGANIZER and ATTENDEEs, each with their PARTSTAT, so calendars
+treat it as an invitation; it is STATUS:TENTATIVE until everyone invited has accepted.
 """
 
 from __future__ import annotations
@@ -16,6 +19,17 @@ from bot.core.messages import Attachment
 
 PRODID = "-//studybot//mock interviews//EN"
 MIME = "text/calendar"
+TENTATIVE, CONFIRMED, CANCELLED = "TENTATIVE", "CONFIRMED", "CANCELLED"
+ACCEPTED, NEEDS_ACTION, DECLINED = "ACCEPTED", "NEEDS-ACTION", "DECLINED"
+
+
+@dataclass(frozen=True, slots=True)
+class Person:
+    """Someone on the invitation: a display name and a calendar address (``mailto:``)."""
+
+    name: str
+    address: str
+    partstat: str = NEEDS_ACTION
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +43,31 @@ class CalendarEvent:
     sequence: int = 0
     cancelled: bool = False
     location: str = ""
+    tentative: bool = False
+    organizer: Person | None = None
+    attendees: tuple[Person, ...] = ()
+
+    @property
+    def status(self) -> str:
+        if self.cancelled:
+            return CANCELLED
+        return TENTATIVE if self.tentative else CONFIRMED
+
+    @property
+    def method(self) -> str:
+        if self.cancelled:
+            return "CANCEL"
+        return "REQUEST" if self.organizer is not None else "PUBLISH"
+
+
+def _address(person: Person, role: str | None = None) -> icalendar.vCalAddress:
+    address = icalendar.vCalAddress(person.address)
+    address.params["CN"] = icalendar.vText(person.name)
+    if role is not None:
+        address.params["ROLE"] = icalendar.vText(role)
+        address.params["PARTSTAT"] = icalendar.vText(person.partstat)
+        address.params["RSVP"] = icalendar.vText("FALSE")
+    return address
 
 
 def build_ics(event: CalendarEvent) -> bytes:
@@ -37,7 +76,7 @@ def build_ics(event: CalendarEvent) -> bytes:
     cal.add("prodid", PRODID)
     cal.add("version", "2.0")
     cal.add("calscale", "GREGORIAN")
-    cal.add("method", "CANCEL" if event.cancelled else "PUBLISH")
+    cal.add("method", event.method)
     vevent = icalendar.Event()
     vevent.add("uid", event.uid)
     vevent.add("dtstamp", event.stamp.astimezone(UTC))
@@ -48,7 +87,11 @@ def build_ics(event: CalendarEvent) -> bytes:
     if event.location:
         vevent.add("location", event.location)
     vevent.add("sequence", event.sequence)
-    vevent.add("status", "CANCELLED" if event.cancelled else "CONFIRMED")
+    vevent.add("status", event.status)
+    if event.organizer is not None:
+        vevent.add("organizer", _address(event.organizer))
+    for attendee in event.attendees:
+        vevent.add("attendee", _address(attendee, "REQ-PARTICIPANT"), encode=False)
     cal.add_component(vevent)
     data: bytes = cal.to_ical()
     return data

@@ -1,5 +1,7 @@
 """Daily streaks: a streak day is a day, in the user's own zone at the time, on which they
-answered at least one question (daily or quiz), right or wrong.
+answered at least one question (any real answer: daily, quiz, review, live round or mock
+round, right or wrong; see ``bot.core.answers``), and a streak is broken only by a *due*
+day without one.
 
 Public use case for other capabilities::
 
@@ -10,6 +12,12 @@ it is idempotent per day (a second answer the same day changes nothing but the c
 of answers), and never commits.
 
 Rules
+- Due days follow the schedule. A local date (the user's current zone) is due when one of
+  *their* channels, the channels whose daily question they have ever answered, posted a
+  daily question during it or is scheduled to later that day; a user who never answered a
+  daily (quizzes only) is due every day. Days the user is away (``/away``) are never due.
+  A day that is not due neither breaks the streak nor spends a freeze; answering on it
+  still lengthens the streak.
 - The day of an activity is its local date in the user's zone at that moment (their own
   zone, else the workspace's). The streak calendar never runs backwards: after a zone
   change westwards, an activity on a date already counted counts nothing more.
@@ -18,10 +26,11 @@ Rules
   Together: activities less than 23 hours apart never break a streak, whatever the zones,
   and a streak never grows by more than one per new local date.
 - Freezes: one is earned each time the streak reaches a multiple of 7 days, at most 2 are
-  held; missed days are covered automatically when enough freezes are held (they keep the
-  streak alive but do not lengthen it), else the streak ends.
+  held; missed due days are covered automatically when enough freezes are held (they keep
+  the streak alive but do not lengthen it), else the streak ends.
 - An evening nudge (19:00 in the user's zone) goes to users whose streak is at risk: they
-  have a streak and have not answered yet today. ``/studybot nudges off`` opts out.
+  have a streak, today is due, and they have not answered yet today.
+  ``/studybot nudges off`` opts out.
 """
 
 from __future__ import annotations
@@ -46,6 +55,30 @@ MAX_FREEZES: Final = 2
 NUDGE_TIME: Final = time(19, 0)
 CALENDAR_WEEKS: Final = 4
 MARK_ACTIVE, MARK_FROZEN, MARK_MISSED, MARK_TODAY = "■", "❄", "·", "○"
+MARK_OFF = "-"
+
+
+@dataclass(frozen=True, slots=True)
+class DueDays:
+    """Which local dates a user is expected to answer on (see the module doc).
+
+    ``scheduled`` holds the dates on which one of the user's channels had (or has later
+    today) a daily question, within the range asked for; None means every date (a user
+    with no channel of their own). ``away`` are inclusive (first, last) date ranges."""
+
+    scheduled: frozenset[date] | None = None
+    away: tuple[tuple[date, date], ...] = ()
+
+    def is_away(self, day: date) -> bool:
+        return any(first <= day <= last for first, last in self.away)
+
+    def due(self, day: date) -> bool:
+        if self.is_away(day):
+            return False
+        return self.scheduled is None or day in self.scheduled
+
+
+EVERY_DAY: Final = DueDays()
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +141,14 @@ class StreakRepository(Protocol):
         """The user's zone, else their workspace's."""
         ...
 
+    def scheduled_days(
+        self, user: User, first: date, last: date, zone_name: str
+    ) -> frozenset[date] | None:
+        """The local dates in ``zone_name`` from ``first`` to ``last`` on which a channel whose
+        daily question ``user`` has answered posted one, or is scheduled to post one (its
+        next post); None when the user never answered a daily question."""
+        ...
+
     def set_nudges(self, user: User, enabled: bool) -> None: ...
 
     def next_nudge_at(self) -> datetime | None: ...
@@ -137,24 +178,42 @@ def days_since_last(state: StreakState, when: datetime, zone_name: str) -> int:
     return (min(today_new, today_old) - state.last_day).days
 
 
-def settle(state: StreakState, when: datetime, zone_name: str) -> tuple[StreakState, list[date]]:
-    """Account for days missed before ``when``'s day: spend freezes to cover them, or end
-    the streak. Returns the new state and the days frozen. Idempotent."""
-    missed = days_since_last(state, when, zone_name) - 1
-    if missed <= 0 or state.current == 0 or state.last_day is None:
+def gap(state: StreakState, when: datetime, zone_name: str) -> tuple[date, date] | None:
+    """The local dates strictly between the last counted day and ``when``'s day, as an
+    inclusive (first, last) range; None when there are none."""
+    if state.last_day is None or state.current == 0:
+        return None
+    days = days_since_last(state, when, zone_name)
+    if days < 2:
+        return None
+    return state.last_day + timedelta(days=1), state.last_day + timedelta(days=days - 1)
+
+
+def settle(
+    state: StreakState, when: datetime, zone_name: str, due: DueDays = EVERY_DAY
+) -> tuple[StreakState, list[date]]:
+    """Account for due days missed before ``when``'s day: spend freezes to cover them, or
+    end the streak. Days that are not due (``due``) are passed over. Returns the new state
+    and the days frozen. Idempotent."""
+    between = gap(state, when, zone_name)
+    if between is None:
         return state, []
-    if missed <= state.freezes:
-        frozen = [state.last_day + timedelta(days=i) for i in range(1, missed + 1)]
-        return replace(state, freezes=state.freezes - missed, last_day=frozen[-1]), frozen
+    first, last = between
+    span = (last - first).days + 1
+    missed = [d for d in (first + timedelta(days=i) for i in range(span)) if due.due(d)]
+    if not missed:
+        return state, []
+    if len(missed) <= state.freezes:
+        return replace(state, freezes=state.freezes - len(missed), last_day=missed[-1]), missed
     return replace(state, current=0), []
 
 
 def apply_activity(
-    state: StreakState, when: datetime, zone_name: str
+    state: StreakState, when: datetime, zone_name: str, due: DueDays = EVERY_DAY
 ) -> tuple[StreakState, date, bool, bool, list[date]]:
     """The streak after an activity at ``when`` in ``zone_name``: (state, day recorded,
     counted, earned a freeze, days frozen on the way)."""
-    state, frozen = settle(state, when, zone_name)
+    state, frozen = settle(state, when, zone_name, due)
     day = local_day(when, zone_name)
     if state.last_day is not None and day <= state.last_day and state.current > 0:
         return replace(state, last_zone=zone_name), day, False, False, frozen
@@ -176,9 +235,31 @@ def nudge_instant(day: date, zone_name: str) -> datetime:
     return datetime.combine(day, NUDGE_TIME, tzinfo=zone(zone_name)).astimezone(UTC)
 
 
-def at_risk(state: StreakState, when: datetime, zone_name: str) -> bool:
-    """True when the user has a streak and has not answered yet on ``when``'s day."""
-    return state.current > 0 and days_since_last(state, when, zone_name) == 1
+def at_risk(state: StreakState, when: datetime, zone_name: str, due: DueDays = EVERY_DAY) -> bool:
+    """True when the (settled) user has a streak, ``when``'s day is due, and they have not
+    answered yet on it."""
+    if state.current == 0 or days_since_last(state, when, zone_name) < 1:
+        return False
+    return due.due(local_day(when, zone_name))
+
+
+def due_days(uow: UnitOfWork, user: User, first: date, last: date, zone_name: str) -> DueDays:
+    """The user's due days from ``first`` to ``last`` (their channels' posts, time away)."""
+    from bot.core.away import AWAY
+
+    return DueDays(
+        uow[STREAKS].scheduled_days(user, first, last, zone_name),
+        tuple(uow[AWAY].ranges(user, first, last)),
+    )
+
+
+def _settle_due(
+    uow: UnitOfWork, user: User, state: StreakState, when: datetime, zone_name: str
+) -> tuple[StreakState, list[date]]:
+    between = gap(state, when, zone_name)
+    if between is None:
+        return state, []
+    return settle(state, when, zone_name, due_days(uow, user, *between, zone_name))
 
 
 # -- use cases ----------------------------------------------------------------------------
@@ -193,7 +274,9 @@ def record_activity(uow: UnitOfWork, user: User, when: datetime) -> StreakUpdate
     """
     zone_name = uow[STREAKS].zone_of(user)
     state = uow[STREAKS].get(user)
-    new, day, counted, earned, frozen = apply_activity(state, when, zone_name)
+    between = gap(state, when, zone_name)
+    due = EVERY_DAY if between is None else due_days(uow, user, *between, zone_name)
+    new, day, counted, earned, frozen = apply_activity(state, when, zone_name, due)
     for frozen_day in frozen:
         uow[STREAKS].add_day(user, frozen_day, answers=0, frozen=True)
     uow[STREAKS].add_day(user, day)
@@ -207,7 +290,7 @@ def current_streak(uow: UnitOfWork, user: User, now: datetime) -> StreakState:
     """The user's streak as of ``now``, with missed days settled (freezes spent) and saved."""
     zone_name = uow[STREAKS].zone_of(user)
     state = uow[STREAKS].get(user)
-    settled, frozen = settle(state, now, zone_name)
+    settled, frozen = _settle_due(uow, user, state, now, zone_name)
     if settled != state:
         for frozen_day in frozen:
             uow[STREAKS].add_day(user, frozen_day, answers=0, frozen=True)
@@ -219,9 +302,9 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
-def calendar_lines(marks: dict[date, DayMark], today: date) -> list[str]:
+def calendar_lines(marks: dict[date, DayMark], today: date, due: DueDays = EVERY_DAY) -> list[str]:
     """The last four weeks, Monday first, one row a week: ■ answered, ❄ frozen, · missed,
-    ○ today (not answered yet)."""
+    - nothing due (off the schedule, or away), ○ today (not answered yet)."""
     first = today - timedelta(days=today.weekday() + 7 * (CALENDAR_WEEKS - 1))
     lines = ["       Mo Tu We Th Fr Sa Su"]
     for week in range(CALENDAR_WEEKS):
@@ -238,20 +321,35 @@ def calendar_lines(marks: dict[date, DayMark], today: date) -> list[str]:
                 cells.append(MARK_FROZEN + " ")
             elif day == today:
                 cells.append(MARK_TODAY + " ")
+            elif not due.due(day):
+                cells.append(MARK_OFF + " ")
             else:
                 cells.append(MARK_MISSED + " ")
         lines.append(f"{monday.strftime('%b %d')} " + " ".join(c for c in cells).rstrip())
-    lines.append(f"{MARK_ACTIVE} answered  {MARK_FROZEN} freeze  {MARK_MISSED} missed")
+    lines.append(
+        f"{MARK_ACTIVE} answered  {MARK_FROZEN} freeze  {MARK_MISSED} missed  "
+        f"{MARK_OFF} nothing due"
+    )
     return lines
 
 
-def streak_card(state: StreakState, marks: dict[date, DayMark], today: date) -> Card:
+def streak_card(
+    state: StreakState,
+    marks: dict[date, DayMark],
+    today: date,
+    due: DueDays = EVERY_DAY,
+    away_note: str = "",
+) -> Card:
     if state.current == 0:
         status = "Answer a question today to start one."
     elif state.last_day is not None and state.last_day >= today:
         status = "You have answered today. See you tomorrow!"
+    elif not due.due(today):
+        status = "Nothing is due today: your streak is safe (answering still adds a day)."
     else:
         status = "Answer a question today to keep it going."
+    if away_note:
+        status = f"{status}\n{away_note}"
     freezes = _plural(state.freezes, "freeze")
     return Card(
         title=f"🔥 {state.current}-day streak" if state.current else "No streak running",
@@ -259,7 +357,7 @@ def streak_card(state: StreakState, marks: dict[date, DayMark], today: date) -> 
             f"Longest: {_plural(state.longest, 'day')} · ❄ {freezes} held "
             f"(one earned every {FREEZE_EVERY} days in a row, at most {MAX_FREEZES}).",
             status,
-            "```\n" + "\n".join(calendar_lines(marks, today)) + "\n```",
+            "```\n" + "\n".join(calendar_lines(marks, today, due)) + "\n```",
         ),
     )
 
@@ -270,32 +368,43 @@ def show_streak(ctx: Context, args: str) -> list[Outgoing]:
 
     if args.strip():
         raise UserError("/streak takes no arguments: it shows your own streak.")
+    from bot.core.away import away_note
+
     state = current_streak(ctx.uow, ctx.user, ctx.now)
-    today = local_day(ctx.now, ctx.uow[STREAKS].zone_of(ctx.user))
+    zone_name = ctx.uow[STREAKS].zone_of(ctx.user)
+    today = local_day(ctx.now, zone_name)
     first = today - timedelta(days=today.weekday() + 7 * (CALENDAR_WEEKS - 1))
     marks = ctx.uow[STREAKS].days(ctx.user, first, today)
+    due = due_days(ctx.uow, ctx.user, first, today, zone_name)
     return [
         Outgoing(
             Delivery.PRIVATE,
             ctx.user.external_id,
-            streak_card(state, marks, today),
+            streak_card(state, marks, today, due, away_note(ctx.uow, ctx.user, today)),
             channel=ctx.channel.external_id,
         )
     ]
 
 
-def nudge_card(state: StreakState) -> Card:
+def nudge_card(state: StreakState, has_daily: bool = True) -> Card:
+    """The evening nudge; it points to /daily only for users whose channels had a daily
+    question today (``has_daily``), else to /quiz."""
     cover = (
         " A freeze would cover today if you miss it."
         if state.freezes
         else " You have no freeze left to cover today."
+    )
+    how = (
+        "Type /daily for today's question or /quiz for a quick round."
+        if has_daily
+        else "Type /quiz for a quick round."
     )
     return Card(
         title="Keep your streak going",
         blocks=(
             f"You are on a {state.current}-day streak and have not answered a "
             f"question today.{cover}",
-            "Type /daily for today's question or /quiz for a quick round.",
+            how,
         ),
         footer="Turn these off with /studybot nudges off",
     )
@@ -324,28 +433,31 @@ class StreakNudgeJob:
         self, uow: UnitOfWork, services: Services, target: NudgeTarget, now: datetime
     ) -> None:
         state = target.state
-        due = state.nudge_at or now
-        settled, frozen = settle(state, now, target.zone)
+        due_at = state.nudge_at or now
+        settled, frozen = _settle_due(uow, target.user, state, now, target.zone)
         for frozen_day in frozen:
             uow[STREAKS].add_day(target.user, frozen_day, answers=0, frozen=True)
         today = local_day(now, target.zone)
-        if now - due > services.grace:
+        due = due_days(uow, target.user, today, today, target.zone)
+        risk = at_risk(settled, now, target.zone, due)
+        if now - due_at > services.grace:
             log.warning(
                 "skipping the nudge for user %s due at %s: missed by more than %s",
                 target.user.id,
-                due.isoformat(),
+                due_at.isoformat(),
                 services.grace,
             )
-        elif target.user.nudges and at_risk(settled, now, target.zone):
+        elif target.user.nudges and risk:
             message = Outgoing(
                 Delivery.DM,
                 target.user.external_id,
-                nudge_card(settled),
+                nudge_card(settled, due.scheduled is not None and today in due.scheduled),
                 key=f"nudge:{target.user.id}:{today.isoformat()}",
             )
             workspace_id = target.user.workspace_id
             uow[DAILY].queue([(workspace_id, target.platform, message)], now)
-        alive_tomorrow = settled.current > 0 and settled.freezes > 0
+        # Missing a due day without a freeze ends the streak; a day not due cannot.
+        alive_tomorrow = settled.current > 0 and (settled.freezes > 0 or not risk)
         following = nudge_instant(today + timedelta(days=1), target.zone)
         uow[STREAKS].save(
             target.user, replace(settled, nudge_at=following if alive_tomorrow else None)

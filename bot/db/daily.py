@@ -18,6 +18,7 @@ from sqlalchemy import case, distinct, func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from bot.core.away import AwayPeriod
 from bot.core.clock import Clock
 from bot.core.daily.schedule import (
     DAY_NAMES,
@@ -33,9 +34,11 @@ from bot.core.errors import ConfigError
 from bot.core.messages import Outgoing, to_payload
 from bot.core.model import Channel, DailyPrompt, User, Workspace
 from bot.core.streaks import DayMark, NudgeTarget, StreakState
+from bot.core.timezones import zone
 from bot.db.models import (
     ActivityDayRow,
     AttemptRow,
+    AwayPeriodRow,
     ChannelRow,
     ChannelScheduleRow,
     DailyPromptRow,
@@ -527,6 +530,42 @@ class SqlStreaks(_Repo):
             )
         return self._zones[user.workspace_id]
 
+    def scheduled_days(
+        self, user: User, first: date, last: date, zone_name: str
+    ) -> frozenset[date] | None:
+        channels = (
+            select(DailyPromptRow.channel_id)
+            .join(AttemptRow, AttemptRow.daily_prompt_id == DailyPromptRow.id)
+            .where(AttemptRow.user_id == user.id, AttemptRow.workspace_id == user.workspace_id)
+            .distinct()
+        )
+        ids = list(self.session.scalars(channels))
+        if not ids:
+            return None
+        tz = zone(zone_name)
+        start = datetime.combine(first, time(0), tzinfo=tz).astimezone(UTC)
+        end = datetime.combine(last + timedelta(days=1), time(0), tzinfo=tz).astimezone(UTC)
+        posted = self.session.scalars(
+            select(DailyPromptRow.posted_at).where(
+                DailyPromptRow.workspace_id == user.workspace_id,
+                DailyPromptRow.channel_id.in_(ids),
+                DailyPromptRow.posted_at >= start,
+                DailyPromptRow.posted_at < end,
+            )
+        )
+        coming = self.session.scalars(
+            select(ChannelScheduleRow.next_post_at).where(
+                ChannelScheduleRow.workspace_id == user.workspace_id,
+                ChannelScheduleRow.channel_id.in_(ids),
+                ChannelScheduleRow.paused.is_(False),
+                ChannelScheduleRow.next_post_at >= start,
+                ChannelScheduleRow.next_post_at < end,
+            )
+        )
+        return frozenset(
+            instant.astimezone(tz).date() for instant in [*posted, *coming] if instant is not None
+        )
+
     def set_nudges(self, user: User, enabled: bool) -> None:
         self.session.execute(
             update(UserRow)
@@ -557,3 +596,55 @@ class SqlStreaks(_Repo):
             NudgeTarget(_user(u), _state(s), u.timezone or tz or "UTC", platform)
             for s, u, platform, tz in rows
         ]
+
+
+def _away(row: AwayPeriodRow) -> AwayPeriod:
+    return AwayPeriod(row.id, row.user_id, row.first_day, row.last_day)
+
+
+class SqlAway(_Repo):
+    """Time-away periods (``bot.core.away``), scoped by the user's workspace."""
+
+    def _mine(self, user: User) -> Any:
+        return select(AwayPeriodRow).where(
+            AwayPeriodRow.user_id == user.id, AwayPeriodRow.workspace_id == user.workspace_id
+        )
+
+    def add(self, user: User, first: date, last: date, now: datetime) -> AwayPeriod:
+        row = AwayPeriodRow(
+            workspace_id=user.workspace_id,
+            user_id=user.id,
+            first_day=first,
+            last_day=last,
+            created_at=now,
+        )
+        self.session.add(row)
+        self.session.flush()
+        return _away(row)
+
+    def periods(self, user: User, from_day: date) -> list[AwayPeriod]:
+        rows = self.session.scalars(
+            self._mine(user)
+            .where(AwayPeriodRow.last_day >= from_day)
+            .order_by(AwayPeriodRow.first_day, AwayPeriodRow.id)
+        )
+        return [_away(r) for r in rows]
+
+    def ranges(self, user: User, first: date, last: date) -> list[tuple[date, date]]:
+        rows = self.session.scalars(
+            self._mine(user).where(AwayPeriodRow.last_day >= first, AwayPeriodRow.first_day <= last)
+        )
+        return [(r.first_day, r.last_day) for r in rows]
+
+    def set_last(self, user: User, period_id: int, last: date) -> None:
+        row = self.session.scalars(self._mine(user).where(AwayPeriodRow.id == period_id)).one()
+        row.last_day = last
+
+    def delete(self, user: User, period_id: int) -> bool:
+        row = self.session.scalars(
+            self._mine(user).where(AwayPeriodRow.id == period_id)
+        ).one_or_none()
+        if row is None:
+            return False
+        self.session.delete(row)
+        return True

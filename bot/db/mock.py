@@ -467,22 +467,38 @@ class SqlMocks:
         )
 
     def claim_reminders(self, now: datetime, limit: int) -> list[DueReminder]:
-        pairs = list(
-            self.session.execute(
+        due = (
+            ReminderRow.due_at <= now,
+            ReminderRow.sent_at.is_(None),
+            ReminderRow.cancelled.is_(False),
+            MockInterviewRow.status == SCHEDULED,
+        )
+        pairs: list[tuple[ReminderRow, MockInterviewRow]] = [
+            (reminder, mock_row)
+            for reminder, mock_row in self.session.execute(
                 select(ReminderRow, MockInterviewRow)
                 .join(MockInterviewRow, MockInterviewRow.id == ReminderRow.mock_id)
-                .where(
-                    ReminderRow.due_at <= now,
-                    ReminderRow.sent_at.is_(None),
-                    ReminderRow.cancelled.is_(False),
-                    MockInterviewRow.status == SCHEDULED,
-                )
+                .where(*due)
                 .order_by(ReminderRow.due_at, ReminderRow.id)
                 .limit(limit)
                 .with_for_update(skip_locked=True)
                 .execution_options(populate_existing=True)
             )
-        )
+        ]
+        claimed = {reminder.id for reminder, _ in pairs}
+        people = {(reminder.mock_id, reminder.user_id) for reminder, _ in pairs}
+        for mock_id, user_id in sorted(people):
+            # the same person's other due reminders of this mock, beyond the batch
+            pairs.extend(
+                (reminder, mock_row)
+                for reminder, mock_row in self.session.execute(
+                    select(ReminderRow, MockInterviewRow)
+                    .join(MockInterviewRow, MockInterviewRow.id == ReminderRow.mock_id)
+                    .where(*due, ReminderRow.mock_id == mock_id, ReminderRow.user_id == user_id)
+                    .with_for_update(skip_locked=True)
+                )
+                if reminder.id not in claimed
+            )
         out = []
         for reminder, mock_row in pairs:
             reminder.sent_at = now
@@ -494,7 +510,11 @@ class SqlMocks:
                 continue
             out.append(
                 DueReminder(
-                    _workspace(workspace), _mock(mock_row), _user(user), reminder.offset_minutes
+                    _workspace(workspace),
+                    _mock(mock_row),
+                    _user(user),
+                    reminder.offset_minutes,
+                    reminder.due_at,
                 )
             )
         self.session.flush()

@@ -248,6 +248,20 @@ class ActivityDayRow(Base):
     frozen: Mapped[bool] = mapped_column(Boolean, default=False)
 
 
+class AwayPeriodRow(Base):
+    """A user's time away: local dates ``first_day`` to ``last_day``, both included."""
+
+    __tablename__ = "away_period"
+    __table_args__ = (Index("ix_away_period_user_id_last_day", "user_id", "last_day"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    workspace_id: Mapped[int] = mapped_column(ForeignKey("workspace.id", ondelete="CASCADE"))
+    user_id: Mapped[int] = mapped_column(ForeignKey("user.id", ondelete="CASCADE"))
+    first_day: Mapped[date] = mapped_column(Date)
+    last_day: Mapped[date] = mapped_column(Date)
+    created_at: Mapped[datetime]
+
+
 class StreakRow(Base):
     __tablename__ = "streak"
 
@@ -456,3 +470,31 @@ class WeeklyRecapRow(Base):
     )
     next_at: Mapped[datetime] = mapped_column(index=True)
     last_done_at: Mapped[datetime | None]
+
+
+class DisputeRow(Base):
+    """A user's dispute of one attempt's grade (at most one per attempt), what the grade was
+    when it was disputed, and an admin's decision: accepted (the attempt re-graded) or
+    rejected with a note."""
+
+    __tablename__ = "dispute"
+    __table_args__ = (Index("ix_dispute_workspace_id_status_id", "workspace_id", "status", "id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    workspace_id: Mapped[int] = mapped_column(ForeignKey("workspace.id", ondelete="CASCADE"))
+    attempt_id: Mapped[int] = mapped_column(
+        ForeignKey("attempt.id", ondelete="CASCADE"), unique=True
+    )
+    user_id: Mapped[int] = mapped_column(ForeignKey("user.id", ondelete="CASCADE"), index=True)
+    reason: Mapped[str] = mapped_column(Text, default="")
+    status: Mapped[str] = mapped_column(String(16))
+    verdict_before: Mapped[str] = mapped_column(String(16))
+    score_before: Mapped[float] = mapped_column(Float)
+    feedback_before: Mapped[str] = mapped_column(Text, default="")
+    grader_before: Mapped[str] = mapped_column(String(32))
+    created_at: Mapped[datetime]
+    resolved_at: Mapped[datetime | None]
+    resolved_by: Mapped[int | None] = mapped_column(ForeignKey("user.id", ondelete="SET NULL"))
+    verdict_after: Mapped[str | None] = mapped_column(String(16))
+    score_after: Mapped[float | None] = mapped_column(Float)
+    note: Mapped[str] = mapped_column(Text, default="")

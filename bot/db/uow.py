@@ -8,8 +8,10 @@ from typing import Any, Self, TypeVar, cast
 
 from sqlalchemy.orm import Session, sessionmaker
 
+from bot.core.away import AWAY
 from bot.core.clock import Clock
 from bot.core.daily.schedule import DAILY, SCHEDULES
+from bot.core.disputes import DISPUTES
 from bot.core.leaderboard import LEADERBOARD
 from bot.core.messages import OUTBOX
 from bot.core.mock.model import MOCKS
@@ -20,7 +22,8 @@ from bot.core.srs import REVIEWS
 from bot.core.stats import STATS
 from bot.core.streaks import STREAKS
 from bot.core.teams import TEAMS
-from bot.db.daily import SqlDaily, SqlSchedules, SqlStreaks
+from bot.db.daily import SqlAway, SqlDaily, SqlSchedules, SqlStreaks
+from bot.db.disputes import SqlDisputes
 from bot.db.leaderboard import SqlLeaderboard
 from bot.db.mock import SqlMocks
 from bot.db.quiz import SqlQuizzes, SqlReviews
@@ -59,7 +62,9 @@ provide(STATS, SqlStats)
 provide(SCHEDULES, SqlSchedules)
 provide(DAILY, SqlDaily)
 provide(STREAKS, SqlStreaks)
+provide(AWAY, SqlAway)
 provide(MOCKS, SqlMocks)
+provide(DISPUTES, SqlDisputes)
 
 
 class SqlUnitOfWork:
@@ -88,6 +93,7 @@ class SqlUnitOfWork:
         if repository is None:
             repository = self._repositories[port] = _FACTORIES[port](self.session, self._clock)
         return cast(R, repository)
+
     def __exit__(
         self,
         exc_type: type[BaseException] | None,

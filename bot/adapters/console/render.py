@@ -42,6 +42,12 @@ def as_json(message: Outgoing, channel_name: str, paths: list[Path] | None = Non
     return json.dumps(data, ensure_ascii=False)
 
 
+def without_fences(text: str) -> list[str]:
+    """The lines of ``text`` without code fences: those are for the chat platforms'
+    monospace blocks, and a terminal is monospace."""
+    return [line for line in text.splitlines() if line.strip() != "```"]
+
+
 def as_text(message: Outgoing, paths: list[Path] | None = None) -> str:
     """A message as plain lines, prefixed with where it went."""
     body = message.text
@@ -59,7 +65,6 @@ def as_text(message: Outgoing, paths: list[Path] | None = None) -> str:
             body = f"{message.form.label}: type /answer TEXT to fill it in"
     for path in paths or ():
         body += f"\nfile: {path}"
-    # Code fences are for the chat platforms' monospace blocks; a terminal is monospace.
-    lines = [line for line in body.splitlines() if line.strip() != "```"]
+    lines = without_fences(body)
     indented = "\n".join("  " + line if line else "" for line in lines)
     return f"{head}\n{indented}"

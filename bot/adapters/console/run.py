@@ -1,4 +1,5 @@
-"""The console's loop: a rich prompt on a TTY, one line at a time from a pipe."""
+"""The console's loop: a prompt_toolkit prompt on a TTY (``terminal``), one line at a time
+from a pipe."""
 
 from __future__ import annotations
 
@@ -12,8 +13,9 @@ from rich.console import Console
 from rich.panel import Panel
 from rich.text import Text
 
-from bot.adapters.console.render import as_json, as_text, save_attachments
+from bot.adapters.console.render import as_json, as_text, save_attachments, without_fences
 from bot.adapters.console.session import ConsoleSession
+from bot.adapters.console.terminal import make_prompt, open_history, run_interactive
 from bot.bootstrap import App
 from bot.core.messages import Delivery, Outgoing
 
@@ -45,7 +47,7 @@ def make_printer(
                 Delivery.UPDATE: f"#{message.to} (updated)",
                 Delivery.MODAL: f"form for {message.to}",
             }[message.delivery]
-            body = message.text + "".join(f"\nfile: {p}" for p in paths)
+            body = "\n".join(without_fences(message.text)) + "".join(f"\nfile: {p}" for p in paths)
             rich_console.print(
                 Panel(
                     Text(body),
@@ -90,21 +92,6 @@ async def _read_script(session: ConsoleSession, stream: BinaryIO) -> None:
         await session.settle()  # a script's transcript comes in order
 
 
-async def run_interactive(session: ConsoleSession, console: Console) -> None:
-    await session.start()
-    console.print(Text("studybot console: type /help for commands, Ctrl-D to leave.", style="bold"))
-    try:
-        while True:
-            try:
-                line = await asyncio.to_thread(console.input, f"[bold]{session.user}[/bold]> ")
-            except EOFError:
-                console.print()
-                return
-            await session.handle_line(line)
-    finally:
-        await session.stop()
-
-
 def run_console(
     app: App,
     *,
@@ -120,14 +107,19 @@ def run_console(
     stdout = stdout if stdout is not None else sys.stdout
     if interactive is None:
         interactive = sys.stdin.isatty() and stdout.isatty() and not json_lines
-    rich_console = Console(file=stdout) if interactive else None
+    rich_console = None
+    if interactive:
+        # No fixed file: rich then writes to sys.stdout as it is at each print, which is
+        # prompt_toolkit's proxy while the prompt shows (messages print above it).
+        rich_console = Console(file=None if stdout is sys.stdout else stdout, force_terminal=True)
     holder: list[ConsoleSession] = []
     charts_dir = Path(app.settings.studybot_charts_dir)
     emit = make_printer(json_lines, stdout, rich_console, lambda: holder[0].channel, charts_dir)
     session = ConsoleSession(app, user=user, channel=channel, tz=tz, emit=emit)
     holder.append(session)
     if rich_console is not None:
-        asyncio.run(run_interactive(session, rich_console))
+        prompt = make_prompt(open_history(app.settings.studybot_console_history))
+        asyncio.run(run_interactive(session, rich_console, prompt=prompt))
     else:
         asyncio.run(run_script(session, stdin))
     return 0

@@ -24,6 +24,12 @@ WORKSPACE = "console"
 MAX_LINE_CHARS = 8000
 MAX_ADVANCE = timedelta(days=400)
 NAME_OK = re.compile(r"^[A-Za-z0-9._-]{1,40}$")
+NAME_RULE = "letters, digits, '.', '_' or '-', up to 40"
+
+
+def check_name(name: str) -> str | None:
+    """Why ``name`` cannot be a console user's name (``/as`` and ``--user``), or None."""
+    return None if NAME_OK.match(name) else f"a name is {NAME_RULE}; {name[:40]!r} is not one"
 
 
 class ConsoleNotifier:
@@ -65,6 +71,19 @@ class ConsoleSession:
         self.emit = emit
         self.notifier = ConsoleNotifier(emit)
         app.register_notifier(PLATFORM, self.notifier)
+        self._due_lock: tuple[asyncio.AbstractEventLoop, asyncio.Lock] | None = None
+
+    def _lock(self) -> asyncio.Lock:
+        loop = asyncio.get_running_loop()
+        if self._due_lock is None or self._due_lock[0] is not loop:  # a lock per event loop
+            self._due_lock = (loop, asyncio.Lock())
+        return self._due_lock[1]
+
+    async def run_due(self) -> int:
+        """Run what has fallen due, one run at a time (a line's, ``/advance`` and the idle
+        prompt's ticker)."""
+        async with self._lock():
+            return await self.app.runner.run_due()
 
     def _reply(self, text: str) -> None:
         self.emit(say(self.user, text, channel=self.channel))
@@ -143,11 +162,11 @@ class ConsoleSession:
                 self.emit(message)
         finally:
             self.notifier.release()
-        await self.app.runner.run_due()  # what fell due meanwhile (a live round's countdown)
+        await self.run_due()  # what fell due meanwhile (a live round's countdown)
 
     def _switch_user(self, name: str) -> None:
-        if not NAME_OK.match(name):
-            self._reply("Usage: /as NAME (letters, digits, '.', '_' or '-', up to 40).")
+        if check_name(name) is not None:
+            self._reply(f"Usage: /as NAME ({NAME_RULE}).")
             return
         self.user = name
         self._reply(f"You are now {name}.")
@@ -157,17 +176,24 @@ class ConsoleSession:
         if not isinstance(clock, SimulatedClock):
             self._reply("/advance needs a simulated clock: start the console with --clock ISO8601.")
             return
-        seconds = parse_duration(text) if text else None
+        if not text:
+            self._reply(
+                "/advance moves the simulated clock on and runs what falls due: give a "
+                "duration, e.g. /advance 90m, /advance 1d or /advance 2h30m."
+            )
+            return
+        seconds = parse_duration(text)
         if seconds is None or seconds <= 0:
             self._reply(
-                f"{text or 'Nothing'!r} is not a duration. Try /advance 90m or /advance 1d."
+                f"{text!r} is not a duration. Try /advance 90m or /advance 1d."
             )
             return
         delta = timedelta(seconds=seconds)
         if delta > MAX_ADVANCE:
             self._reply("That is too far; advance at most 400 days at a time.")
             return
-        await self.app.runner.advance(clock, delta)
+        async with self._lock():
+            await self.app.runner.advance(clock, delta)
         now = clock.now()
         local = f" ({now.astimezone(zone(self.tz)):%a %d %b %H:%M} in {self.tz})" if self.tz else ""
         self._reply(f"The clock is now {now.isoformat(timespec='minutes')}{local}.")

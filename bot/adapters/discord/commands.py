@@ -95,7 +95,9 @@ ARG_ORDER: Mapping[str, Sequence[tuple[str, str]]] = {
     "mock note": (("id", "{}"), ("round", "{}"), ("text", "{}")),
     "mock history": (("id", "{}"),),
     "mock remind": (("times", "{}"),),
+    "dispute": (("reason", "{}"),),
     "tz": (("zone", "{}"),),
+    "away": (("action", "{}"), ("id", "{}"), ("start", "{}"), ("end", "to {}")),
     "studybot": (("arguments", "{}"),),
 }
 
@@ -331,6 +333,16 @@ def build_commands(
     if spec := spec_of("mock"):
         built["mock"] = _mock_group(spec, dispatch, autocomplete)
 
+    if spec := spec_of("dispute"):
+
+        @app_commands.describe(
+            reason="why the grade of your latest answer is wrong, or 'status' for your disputes"
+        )
+        async def dispute(interaction: discord.Interaction, reason: str | None = None) -> None:
+            await dispatch(interaction)
+
+        built["dispute"] = command("dispute", _description(spec), dispute)
+
     if spec := spec_of("tz"):
 
         @app_commands.describe(zone="an IANA zone such as Europe/Berlin (empty: show yours)")
@@ -338,6 +350,26 @@ def build_commands(
             await dispatch(interaction)
 
         built["tz"] = command("tz", _description(spec), autocomplete("tz", "zone")(tz))
+
+    if spec := spec_of("away"):
+
+        @app_commands.describe(
+            start="the first day away: 2026-12-20, dec 20, friday (your time zone)",
+            end="the last day away (leave out for one day)",
+            action="list (the default without dates), off (you are back), cancel (with id)",
+            id="the period to cancel (see /away list)",
+        )
+        @app_commands.choices(action=_same(("list", "off", "cancel")))
+        async def away(
+            interaction: discord.Interaction,
+            start: str | None = None,
+            end: str | None = None,
+            action: str | None = None,
+            id: MockId | None = None,
+        ) -> None:
+            await dispatch(interaction)
+
+        built["away"] = command("away", _description(spec), away)
 
     if spec := spec_of("help"):
 

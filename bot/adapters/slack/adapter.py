@@ -10,16 +10,20 @@ at ``POST /slack/events`` on the one web server.
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import hmac
 import logging
 import re
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager, suppress
 from typing import Any
 
 import aiohttp
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
-from slack_bolt.adapter.starlette.async_handler import AsyncSlackRequestHandler
+from slack_bolt.adapter.starlette.async_handler import to_starlette_response
 from slack_bolt.async_app import AsyncApp, AsyncBoltContext
+from slack_bolt.request.async_request import AsyncBoltRequest
 from slack_sdk.errors import SlackApiError, SlackClientError
 from slack_sdk.http_retry.builtin_async_handlers import (
     AsyncConnectionErrorRetryHandler,
@@ -27,7 +31,7 @@ from slack_sdk.http_retry.builtin_async_handlers import (
 )
 from slack_sdk.web.async_client import AsyncWebClient
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from bot.adapters.base import report_failure
@@ -72,8 +76,33 @@ def _drop_token_unused(record: logging.LogRecord) -> bool:
     return "token` will be unused" not in record.getMessage()
 
 
+def _drop_request_bodies(record: logging.LogRecord) -> bool:
+    """Bolt logs a rejected request's whole body; the endpoint refuses unsigned requests
+    before Bolt sees them, and this keeps any that still reach it out of the log."""
+    return "Invalid request signature detected" not in record.getMessage()
+
+
 BOLT_LOG = logging.getLogger("bot.adapters.slack.bolt")
 BOLT_LOG.addFilter(_drop_token_unused)
+BOLT_LOG.addFilter(_drop_request_bodies)
+
+MAX_SKEW_SECONDS = 5 * 60  # Slack's own bound on a request's age
+_TIMESTAMP = re.compile(r"[0-9]{1,12}")
+_SIGNATURE = re.compile(r"v0=[0-9a-f]{64}")
+
+
+def signed_by_slack(secret: str, body: bytes, timestamp: str, signature: str, now: float) -> bool:
+    """Whether ``body`` carries Slack's signature, ``v0=HMAC-SHA256(secret,
+    "v0:{timestamp}:{body}")``, made at most five minutes from ``now``. Any header that is
+    not of Slack's form (a timestamp of ``abc`` or ``1e3``, a missing signature) is simply
+    unsigned; the body's bytes are signed as they are, whatever their encoding."""
+    if not _TIMESTAMP.fullmatch(timestamp) or not _SIGNATURE.fullmatch(signature):
+        return False
+    if abs(now - int(timestamp)) > MAX_SKEW_SECONDS:
+        return False
+    base = b"v0:" + timestamp.encode() + b":" + body
+    expected = "v0=" + hmac.new(secret.encode(), base, hashlib.sha256).hexdigest()
+    return hmac.compare_digest(expected, signature)
 
 
 def api_url(url: str) -> str:
@@ -131,7 +160,6 @@ class SlackAdapter:
             process_before_response=False,
         )
         self._register()
-        self.http_handler = AsyncSlackRequestHandler(self.bolt)
         self.socket_handler: AsyncSocketModeHandler | None = None
         # Socket Mode URLs come from a client without retry handlers: its callers retry.
         self.socket_client = AsyncWebClient(base_url=base_url, retry_handlers=[])
@@ -221,7 +249,33 @@ class SlackAdapter:
             self._session = None
 
     async def _endpoint(self, request: Request) -> Response:
-        return await self.http_handler.handle(request)
+        """``POST /slack/events``: the signature is checked on the raw bytes first, so an
+        unsigned request (malformed or not) gets 401 and is never parsed or logged; a signed
+        body that is not a Slack payload gets 400, with one line in the log."""
+        body = await request.body()  # bounded by bot.web.BodyLimit
+        secret = self.settings.slack_signing_secret
+        if secret is None or not signed_by_slack(
+            secret.get_secret_value(),
+            body,
+            request.headers.get("x-slack-request-timestamp", ""),
+            request.headers.get("x-slack-signature", ""),
+            time.time(),
+        ):
+            return JSONResponse({"error": "invalid request"}, status_code=401)
+        try:
+            bolt_request = AsyncBoltRequest(
+                body=body.decode("utf-8"),
+                query=request.query_params,  # type: ignore[arg-type]
+                headers=request.headers,  # type: ignore[arg-type]
+            )
+            if not isinstance(bolt_request.body, dict):
+                raise TypeError("not a JSON object")
+        except (ValueError, TypeError, AttributeError, KeyError) as exc:
+            log.warning(
+                "Slack: a signed request that is not a Slack payload (%s)", type(exc).__name__
+            )
+            return JSONResponse({"error": "not a Slack payload"}, status_code=400)
+        return to_starlette_response(await self.bolt.async_dispatch(bolt_request))
 
     # --- listeners ---------------------------------------------------------------------------
 

@@ -8,7 +8,7 @@ from bot.core.context import Context
 from bot.core.daily.schedule import DAILY
 from bot.core.errors import UserError
 from bot.core.grading import Grade
-from bot.core.messages import Card, Delivery, Form, Outgoing
+from bot.core.messages import Button, Card, Delivery, Form, Outgoing
 from bot.core.model import ATTEMPTS, DailyPrompt
 
 VERDICT_MARK = {"correct": "✅", "partial": "🟡", "incorrect": "❌"}
@@ -22,7 +22,9 @@ def points_for(question: Question, result: Grade) -> int:
     return round(10 * question.difficulty * result.score)
 
 
-def grade_card(question: Question, result: Grade, note: str = "") -> Card:
+def grade_card(
+    question: Question, result: Grade, note: str = "", buttons: tuple[Button, ...] = ()
+) -> Card:
     blocks = [
         f"{VERDICT_MARK[result.verdict.value]} {result.verdict.value.capitalize()} "
         f"({round(result.score * 100)}%)",
@@ -35,7 +37,7 @@ def grade_card(question: Question, result: Grade, note: str = "") -> Card:
     footer = f"{question.topic} · difficulty {question.difficulty}"
     if source not in result.feedback:
         footer = f"Source: {source} · {footer}"
-    return Card(blocks=tuple(blocks), footer=footer)
+    return Card(blocks=tuple(blocks), footer=footer, buttons=buttons)
 
 
 def answer_daily(ctx: Context, answer: str, prompt: DailyPrompt | None = None) -> list[Outgoing]:
@@ -87,7 +89,7 @@ def answer_daily(ctx: Context, answer: str, prompt: DailyPrompt | None = None) -
         Outgoing(
             Delivery.PRIVATE,
             ctx.user.external_id,
-            grade_card(question, result, note),
+            grade_card(question, result, note, recorded.dispute_buttons),
             channel=ctx.channel.external_id,
         )
     ]

@@ -25,10 +25,11 @@ from bot.core.daily.schedule import (
     RevealStats,
     Schedule,
     default_schedule,
+    describe_days,
     post_key,
 )
 from bot.core.errors import UserError
-from bot.core.messages import Button, ButtonStyle, Card, Delivery, Outgoing
+from bot.core.messages import Button, ButtonStyle, Card, Delivery, Outgoing, say
 from bot.core.model import Channel, DailyPrompt
 from bot.core.ports import UnitOfWork
 
@@ -182,8 +183,36 @@ def post_daily_prompt(
     return prompt
 
 
+def _next_post(schedule: Schedule, now: datetime) -> str:
+    following = schedule.next_slot_after(now)
+    if following is None:
+        return "No post is scheduled."
+    local = following.astimezone(schedule.tz)
+    return f"The next one comes {local.strftime('%a %d %b %H:%M')} ({schedule.timezone})."
+
+
+def closed_today(schedule: Schedule, today: date, now: datetime) -> str:
+    """Why the channel has no daily question on ``today`` (paused, a skipped date, a day
+    off the schedule) and when the next one comes; "" when it has one."""
+    if schedule.paused:
+        return (
+            "The daily question is paused in this channel. "
+            "An admin can start it again with /studybot schedule resume."
+        )
+    if today in schedule.skip_dates:
+        return f"Today is skipped in this channel's schedule. {_next_post(schedule, now)}"
+    if today.weekday() not in schedule.weekdays:
+        return (
+            f"This channel has no daily question on {today.strftime('%A')}s (it posts on "
+            f"{describe_days(schedule.weekdays)}). {_next_post(schedule, now)}"
+        )
+    return ""
+
+
 def show_daily(ctx: Context) -> list[Outgoing]:
-    """Post today's question in the channel if it is not posted yet, else show it again."""
+    """Post today's question in the channel if it is not posted yet, else show it again.
+    On a day the schedule has no question (paused, skipped, off its weekdays) it posts
+    nothing and says why, and when the next one comes."""
     schedule = ensure_schedule(ctx)
     today = schedule.local_date_of(ctx.now)
     prompt = ctx.uow[DAILY].for_date(ctx.channel, today)
@@ -199,6 +228,9 @@ def show_daily(ctx: Context) -> list[Outgoing]:
                 channel=ctx.channel.external_id,
             )
         ]
+    closed = closed_today(schedule, today, ctx.now)
+    if closed:
+        return [say(ctx.user.external_id, closed, channel=ctx.channel.external_id)]
     history = ctx.uow[DAILY].history([ctx.channel.id]).get(ctx.channel.id, [])
     seen = ctx.uow[DAILY].seen_by_members([ctx.channel.id]).get(ctx.channel.id, {})
     question = choose_question(ctx.bank, schedule, history, seen, ctx.channel.id)

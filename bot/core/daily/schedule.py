@@ -263,14 +263,74 @@ def parse_reveal(text: str) -> timedelta:
     return delay
 
 
+_MERIDIEM: Final = {"am", "pm", "a.m.", "p.m.", "a.m", "p.m"}
+_FILLERS: Final = {"at", "on", "every", "each", "post", "posts", "in", "from"}
+_PHRASES: Final = {
+    ("every", "day"): "daily",
+    ("each", "day"): "daily",
+    ("every", "weekday"): "weekdays",
+    ("every", "weekend"): "weekends",
+    ("on", "weekdays"): "weekdays",
+    ("at", "weekends"): "weekends",
+    ("on", "weekends"): "weekends",
+}
+
+
+def normalise_schedule_words(args: list[str]) -> list[str]:
+    """Everyday words for a schedule in its tokens: ``every day at 9:00 PM`` → ``daily
+    9:00pm``, ``every monday and friday`` → ``monday,friday``. Settings (``key=value``) and
+    anything not recognised pass through unchanged, so the parser can still name them."""
+    words = list(args)
+    out: list[str] = []
+    i = 0
+    while i < len(words):
+        word = words[i]
+        lowered = word.lower()
+        following = words[i + 1].lower() if i + 1 < len(words) else ""
+        if (lowered, following) in _PHRASES:
+            out.append(_PHRASES[(lowered, following)])
+            i += 2
+            continue
+        if following in _MERIDIEM and re.fullmatch(r"\d{1,2}([:.]\d{2})?", word):
+            out.append(word + following.replace(".", ""))
+            i += 2
+            continue
+        if lowered == "and" and out and _day_word(out[-1]) and _day_word(following):
+            out[-1] = f"{out[-1]},{_day_word(following)}"
+            i += 2
+            continue
+        if lowered in _FILLERS and "=" not in word:
+            i += 1
+            continue
+        day = _day_word(word)
+        if day is not None and out and _day_word(out[-1]) is not None:
+            out[-1] = f"{out[-1]},{day}"  # "mon, wed, fri" is one set of days
+        else:
+            out.append(day or word)
+        i += 1
+    return out
+
+
+def _day_word(word: str) -> str | None:
+    """``monday``, ``mondays``, ``mon,`` or ``mon-fri`` as day names; None otherwise."""
+    bare = word.strip(",").lower()
+    if not bare or bare in _DAY_SETS:
+        return None
+    for candidate in (bare, bare.removesuffix("s")):
+        if parse_days(candidate) is not None:
+            return candidate
+    return None
+
+
 def parse_schedule_args(
     current: Schedule, args: list[str], known_topics: Iterable[str]
 ) -> Schedule:
     """Apply ``schedule TIME ZONE DAYS key=value …`` to ``current``; raises UserError with the
-    usage for anything it does not understand (nothing is written then)."""
+    usage for anything it does not understand (nothing is written then). Everyday words are
+    read too (``every day at 9:00 PM``, ``every weekday at 9am``)."""
     topics_known = sorted(set(known_topics))
     schedule = current
-    for token in args:
+    for token in normalise_schedule_words(args):
         key, sep, value = token.partition("=")
         key = key.lower()
         if sep:

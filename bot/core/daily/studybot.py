@@ -1,5 +1,5 @@
-"""``/studybot``: a channel's daily schedule (changes are for admins) and the acting user's
-nudges.
+"""``/studybot``: a channel's daily schedule (changes are for admins), the dispute queue
+(admins; ``bot.core.disputes``) and the acting user's nudges.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from bot.core.daily.schedule import (
     parse_schedule_args,
     parse_skip_date,
 )
+from bot.core.disputes import review_command
 from bot.core.errors import UserError
 from bot.core.messages import Card, Delivery, Outgoing, say
 from bot.core.streaks import nudges_setting
@@ -28,7 +29,7 @@ from bot.core.streaks import nudges_setting
 STUDYBOT_USAGE = (
     "Usage: /studybot schedule [TIME] [ZONE] [DAYS] [topics=A,B] [roles=eng|pm|any] "
     "[mix=1:2,2:2,3:1] [reveal=8h] · /studybot schedule show|pause|resume|skip [DATE] · "
-    "/studybot nudges on|off"
+    "/studybot nudges on|off · /studybot disputes (admins: the grade disputes to decide)"
 )
 
 
@@ -52,13 +53,15 @@ def _save_schedule(ctx: Context, schedule: Schedule) -> Schedule:
 
 
 def studybot_command(ctx: Context, args: str) -> list[Outgoing]:
-    """``/studybot``: channel schedules (admins) and the acting user's nudges."""
+    """``/studybot``: channel schedules and disputes (admins), and the acting user's nudges."""
     words = args.split()
     if not words or words[0].lower() in ("help", "?"):
         return [say(ctx.user.external_id, STUDYBOT_USAGE, channel=ctx.channel.external_id)]
     area, rest = words[0].lower(), words[1:]
     if area == "nudges":
         return nudges_setting(ctx, rest)
+    if area == "disputes":
+        return review_command(ctx, rest)
     if area != "schedule":
         raise UserError(f"I don't know /studybot {area[:30]}. {STUDYBOT_USAGE}")
     verb = rest[0].lower() if rest else "show"

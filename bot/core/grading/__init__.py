@@ -19,7 +19,7 @@ from enum import StrEnum
 from bot.core.content import Question
 from bot.core.errors import UserError
 
-GRADER_VERSION = "1.0"
+GRADER_VERSION = "1.1"  # 1.1: not-an-answer, choices as text, numbers, identifiers
 MAX_ANSWER_CHARS = 4000
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffd]+")
 
@@ -49,12 +49,15 @@ class Grade:
     grader: str = GRADER_VERSION
 
     def as_dict(self, *, with_points: bool) -> dict[str, object]:
-        """The grade as JSON-ready data; ``with_points`` adds ``matched`` and ``missed``."""
+        """The grade as JSON-ready data; ``with_points`` adds ``matched`` and ``missed``,
+        and a reply that is not an answer says ``"answered": false``."""
         out: dict[str, object] = {
             "score": round(self.score, 4),
             "verdict": self.verdict.value,
             "feedback": self.feedback,
         }
+        if not self.answered:
+            out["answered"] = False
         if with_points:
             out["matched"] = list(self.matched)
             out["missed"] = list(self.missed)
@@ -87,20 +90,59 @@ def _clean(answer: str) -> str:
     return _CONTROL.sub(" ", answer[:MAX_ANSWER_CHARS])
 
 
+_READABLE = re.compile(r"[^\W_]")  # a letter or a digit, in any script
+_JUNK = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffd]")
+
+
+def hint(question: Question) -> str:
+    """How to answer ``question``: the reply to something that is not an answer.
+
+    It gives nothing away, so the person can still answer for real."""
+    last = chr(ord("A") + max(0, len(question.choices) - 1))
+    if question.kind == "choice":
+        return f"Answer with a letter A–{last} or a choice's words."
+    if question.kind == "multi":
+        return f'Answer with letters A–{last} (for example "A, C") or the choices\' words.'
+    if question.kind == "numeric":
+        unit = f" in {question.unit}" if question.unit.strip() else ""
+        return f'Answer with a number{unit}, for example "about 7".'
+    return "Answer in a few words or sentences of your own."
+
+
+def not_an_answer(question: Question, why: str = "") -> Grade:
+    """The grade of a reply that is not an answer: nothing to record, a hint to show."""
+    head = f"{why} " if why else "That doesn't look like an answer yet. "
+    return Grade(0.0, Verdict.INCORRECT, head + hint(question), answered=False)
+
+
+def _unreadable(question: Question, answer: str) -> Grade | None:
+    """``not_an_answer`` for a reply no grader can read (too long, junk, emoji only)."""
+    if len(answer) > MAX_ANSWER_CHARS:
+        why = f"That is too long to grade ({len(answer):,} characters; the limit is "
+        return not_an_answer(question, why + f"{MAX_ANSWER_CHARS:,}).")
+    junk = len(_JUNK.findall(answer))
+    if junk and junk * 5 >= len(answer.strip()):
+        return not_an_answer(question, "I couldn't read that: type your answer as plain text.")
+    if not _READABLE.search(answer):
+        return not_an_answer(question)
+    return None
+
+
 def grade(question: Question, answer: str) -> Grade:
     """Grade ``answer`` against ``question``.
 
-    Takes any question of a pack and the answer as typed; answers longer than
-    ``MAX_ANSWER_CHARS`` are cut before grading. Returns a :class:`Grade`.
-    Raises UserError for an empty or whitespace-only answer; anything else
-    that cannot be read gets an ``incorrect`` grade, never an exception.
+    Takes any question of a pack and the answer as typed; returns a :class:`Grade`,
+    a pure function of the two. A reply that is not an answer (longer than
+    ``MAX_ANSWER_CHARS``, unreadable, emoji or punctuation only, naming no choice,
+    holding no number) gets ``answered=False`` and a hint that gives nothing away.
+    Raises UserError for an empty or whitespace-only answer; never anything else.
     """
     if not isinstance(answer, str) or not answer.strip():
         raise UserError("The answer is empty: type what you think the answer is.")
+    unreadable = _unreadable(question, answer)
+    if unreadable is not None:
+        return unreadable
     text = _clean(answer)
-    if not text.strip():
-        head = "I couldn't read an answer in that: type it as plain text."
-        return Grade(0.0, Verdict.INCORRECT, _feedback(head, question, explain=False))
     if question.kind in ("choice", "multi"):
         return _grade_choice(question, text)
     if question.kind == "numeric":
@@ -117,19 +159,16 @@ def _letter_list(question: Question, indexes: list[int]) -> str:
 
 
 def _grade_choice(question: Question, answer: str) -> Grade:
-    from bot.core.grading.choice import named_choices
+    from bot.core.grading.choice import named_choices, names_none
 
     named = named_choices(question, answer)
+    if not named and not names_none(answer):
+        return not_an_answer(question, "I couldn't tell which choice you mean.")
     right = {question.choices.index(c) for c in question.correct if c in question.choices}
     if question.kind == "choice":
         if named == right:
             return Grade(1.0, Verdict.CORRECT, _feedback("Correct!", question))
-        if len(named) > 1:
-            head = "Pick one choice: your answer names several."
-        elif not named:
-            head = "I couldn't match that to a choice: answer with a letter or a choice's text."
-        else:
-            head = "Not quite."
+        head = "Pick one choice: your answer names several." if len(named) > 1 else "Not quite."
         head += f" The answer is {question.answer_text}."
         return Grade(0.0, Verdict.INCORRECT, _feedback(head, question))
     hits, wrong = named & right, named - right
@@ -143,7 +182,7 @@ def _grade_choice(question: Question, answer: str) -> Grade:
     if wrong:
         head = f"Not quite: {_letter_list(question, sorted(wrong))} is not right."
     else:
-        head = "I couldn't match that to the choices: answer with letters or the choices' text."
+        head = "Not quite: at least one of them is right."
     head += f" The right choices are {question.answer_text}."
     return Grade(0.0, Verdict.INCORRECT, _feedback(head, question))
 
@@ -152,14 +191,11 @@ def _grade_numeric(question: Question, answer: str) -> Grade:
     from bot.core.grading.numeric import check_numeric
 
     result = check_numeric(question, answer)
+    if not result.found:
+        return not_an_answer(question, "I couldn't find a number in that.")
     if result.correct:
         return Grade(1.0, Verdict.CORRECT, _feedback("Correct!", question))
-    if not result.found:
-        head = "I couldn't find a number in that."
-    elif result.wrong_unit:
-        head = f"That unit doesn't fit ({result.given})."
-    else:
-        head = "Not quite."
+    head = f"That unit doesn't fit ({result.given})." if result.wrong_unit else "Not quite."
     head += f" The answer is {question.answer_text}."
     return Grade(0.0, Verdict.INCORRECT, _feedback(head, question))
 

@@ -1,8 +1,12 @@
 """Choice and multi questions: which choices does an answer name?
 
-An answer names a choice by its letter (``B``, ``b)``, ``(b)``, ``option b``)
-or by its text, in any case and punctuation, with small typos forgiven. A
-choice named only to be denied ("not memory isolation only") does not count.
+An answer names a choice by its letter (``B``, ``b)``, ``(b)``, ``option b``), by its
+place ("the second one", "option three"), by its text in any case and punctuation with
+small typos forgiven, or by a distinctive fragment of it ("about 3.35 TB/s", "the one
+with media engines"). Only words that no other choice has count for a fragment, and the
+choice the fragment fits best is the one named, right or wrong. A choice named only to
+be denied ("not memory isolation only", "except the L4", "the L4 can't do it" beside
+another choice) does not count.
 """
 
 from __future__ import annotations
@@ -11,12 +15,24 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+import Stemmer
 from rapidfuzz import fuzz
+from rapidfuzz.distance import Levenshtein
 
 from bot.core.content import Question
 from bot.core.grading.normalize import fold, normalize
+from bot.core.grading.overlap import STOPWORDS
 
-_NEGATIONS = frozenset({"not", "never", "isnt", "arent", "nor"})
+# Snowball's English stemmer (PyStemmer): "isolated" and "isolation" are one word.
+_STEMMER = Stemmer.Stemmer("english")
+
+_NEGATIONS = frozenset(
+    {"not", "never", "isnt", "arent", "nor", "except", "excluding", "unlike", "without", "besides"}
+)
+# Words just after a choice that deny it: "the L4 can't do it", "T4 doesn't".
+_DENIED_AFTER = frozenset(
+    {"cant", "cannot", "doesnt", "dont", "isnt", "wont", "lacks", "not", "no", "never"}
+)
 # Words that carry no choice in a terse answer: "A and C", "options b, d".
 _FILLER = frozenset(
     {
@@ -89,38 +105,307 @@ def _letters_named(raw: str, key: ChoiceKey) -> tuple[set[int], bool]:
     return named, False
 
 
-def _texts_named(normal: str, key: ChoiceKey) -> set[int]:
-    """Choices whose text appears in ``normal``, longest first, not negated."""
+_CLAUSE_END = re.compile(r"[,;.!?:()](?!\d)")
+
+
+def clause_normal(answer: str) -> tuple[str, tuple[int, ...]]:
+    """``normalize(answer)`` built clause by clause, with the offsets where clauses end."""
+    parts = [n for n in (normalize(c) for c in _CLAUSE_END.split(fold(answer))) if n]
+    ends: list[int] = []
+    offset = 0
+    for part in parts:
+        offset += len(part)
+        ends.append(offset)
+        offset += 1
+    return " ".join(parts), tuple(ends)
+
+
+def _texts_named(
+    normal: str, key: ChoiceKey, ends: tuple[int, ...] = (), *, strict: bool = False
+) -> set[int]:
+    """Choices whose text appears in ``normal``, longest first, not denied.
+
+    A choice denied only by the words after it ("MIG does not share memory") still counts
+    when no other choice is named: the words may describe it rather than deny it."""
     named: set[int] = set()
+    after_denied: set[int] = set()
     taken: list[tuple[int, int]] = []
     order = sorted(range(len(key.normals)), key=lambda i: -len(key.normals[i]))
     for i in order:
         for m in key.patterns[i].finditer(normal):
             if any(m.start() < end and start < m.end() for start, end in taken):
                 continue
-            before = normal[: m.start()].split()[-2:]
             taken.append((m.start(), m.end()))
-            if not _NEGATIONS.intersection(before):
+            if _NEGATIONS.intersection(normal[: m.start()].split()[-2:]):
+                continue
+            stop = next((e for e in ends if e >= m.end()), len(normal))
+            if _DENIED_AFTER.intersection(normal[m.end() : stop].split()[:2]):
+                after_denied.add(i)
+            else:
                 named.add(i)
+    return named if strict else named or after_denied
+
+
+_ORDINALS = {
+    "first": 0, "1st": 0, "second": 1, "2nd": 1, "third": 2, "3rd": 2, "fourth": 3, "4th": 3,
+    "fifth": 4, "5th": 4, "sixth": 5, "6th": 5, "one": 0, "two": 1, "three": 2, "four": 3,
+    "five": 4, "six": 5, "1": 0, "2": 1, "3": 2, "4": 3, "5": 4, "6": 5,
+}  # fmt: skip
+_PLACE_WORDS = "first|second|third|fourth|fifth|sixth|1st|2nd|3rd|4th|5th|6th|last"
+_PLACE = re.compile(
+    rf"\b(?:the\s+)?({_PLACE_WORDS})\s+(?:one|option|choice|answer|statement|item)\b"
+    r"|\b(?:option|choice|answer|number|no|item)\s*#?\s*(one|two|three|four|five|six|[1-6])\b"
+    r"|#\s*([1-6])\b"
+    rf"|^\s*(?:the\s+)?({_PLACE_WORDS})\s*$"
+)
+
+
+def _places_named(folded: str, count: int) -> set[int]:
+    """Choices named by place: "the second one", "option three", "#2", "the last one"."""
+    named: set[int] = set()
+    for m in _PLACE.finditer(folded):
+        word = next(g for g in m.groups() if g)
+        before = folded[: m.start()].split()[-2:]
+        if _NEGATIONS.intersection(w.strip(",.;:") for w in before):
+            continue
+        index = count - 1 if word == "last" else _ORDINALS.get(word, -1)
+        if 0 <= index < count:
+            named.add(index)
     return named
 
 
+_SPLIT_NUMBER = re.compile(r"(?<=\d)(?=[^\W\d_])|(?<=[^\W\d_])(?=\d)")
+_TIMES = re.compile(r"(\d)\s*(?:x|×|times)\b")
+# Cues that deny the words after them in a clause ("not memory copies", "unlike MPS").
+_DENY_CUES = frozenset(
+    {
+        "not", "never", "nor", "no", "except", "excluding", "unlike", "without", "isnt",
+        "arent", "doesnt", "dont", "cant", "cannot", "wont", "lacks", "nothing", "none",
+    }
+)  # fmt: skip
+# Cues that deny the subject before them when little follows: "memcpy isn't affected".
+_DENY_SUBJECT = frozenset({"isnt", "arent", "doesnt", "dont", "cant", "cannot", "wont", "not"})
+# What people type for the words choices use.
+ABBREVIATIONS = {
+    "gen": "generation", "prio": "priority", "util": "utilization", "utilisation": "utilization",
+    "mem": "memory", "perf": "performance", "params": "parameters", "param": "parameter",
+    "cfg": "config", "configuration": "config", "std": "standard", "ram": "memory",
+    "memcpy": "memory copy", "memcpys": "memory copies", "fw": "framework", "ctx": "context",
+    "w": "with", "fb": "framebuffer", "vram": "memory", "gpus": "gpu", "approx": "about",
+    "1st": "first", "2nd": "second", "3rd": "third", "4th": "fourth", "5th": "fifth",
+    "optimiser": "optimizer", "behaviour": "behavior",
+}  # fmt: skip
+_ORDINAL_NUMBERS = {
+    "first": "1", "second": "2", "third": "3", "fourth": "4", "fifth": "5", "sixth": "6",
+    "seventh": "7", "eighth": "8",
+}  # fmt: skip
+# Words whose meanings exclude each other: a choice with one is denied by an answer
+# with the other ("same VM" against "different VMs").
+_OPPOSITES = [
+    ("same", "different"), ("shared", "private"), ("shared", "separate"), ("shared", "own"),
+    ("higher", "lower"), ("fixed", "dynamic"), ("static", "dynamic"), ("more", "less"),
+    ("always", "never"), ("all", "only"), ("before", "after"), ("lower", "highest"),
+    ("higher", "lowest"), ("isolated", "shared"), ("increase", "decrease"),
+]  # fmt: skip
+OPPOSITE: dict[str, frozenset[str]] = {}
+for _pair in _OPPOSITES:
+    _x, _y = _STEMMER.stemWords(_pair)
+    OPPOSITE[_x] = OPPOSITE.get(_x, frozenset()) | {_y}
+    OPPOSITE[_y] = OPPOSITE.get(_y, frozenset()) | {_x}
+
+
+def _word_stems(words: list[str]) -> list[str]:
+    out: list[str] = []
+    for word in words:
+        if re.fullmatch(r"\d+(?:\.\d+)?x", word):
+            out.append(word)
+            continue
+        for part in _SPLIT_NUMBER.sub(" ", word).split():
+            for piece in ABBREVIATIONS.get(part, part).split():
+                piece = _ORDINAL_NUMBERS.get(piece, piece)
+                if piece not in STOPWORDS and piece not in _FILLER:
+                    out.append(_STEMMER.stemWord(piece))
+    return out
+
+
+def content_words(text: str) -> list[str]:
+    """Stems of ``text``'s meaningful words; numbers apart from their units, "5x" as "5x"."""
+    return [w for w, _ in polar_words(text)]
+
+
+@lru_cache(maxsize=8192)
+def polar_words(text: str) -> tuple[tuple[str, bool], ...]:
+    """``text``'s meaningful word stems, each with its polarity (False when denied).
+
+    Abbreviations are spelt out ("prio", "mem"), ordinals are numbers ("third" is "3"), and
+    in each clause the words after a denying cue are denied, as is a short subject before
+    one ("memcpy isn't affected" denies memcpy)."""
+    from bot.core.grading.numeric import words_to_digits
+
+    out: list[tuple[str, bool]] = []
+    for clause in re.split(r"[,;.!?()]+(?!\d)|\bbut\b|\bwhile\b|\bwhereas\b", fold(text)):
+        normal = _TIMES.sub(r"\1x", normalize(words_to_digits(clause)))
+        words = normal.split()
+        cut = next((i for i, w in enumerate(words) if w in _DENY_CUES), len(words))
+        head, tail = words[:cut], words[cut + 1 :]
+        short_subject = 0 < len(head) <= 3 and len(tail) <= 2
+        if cut < len(words) and words[cut] in _DENY_SUBJECT and short_subject:
+            head, tail = [], head + tail
+        out.extend((w, True) for w in _word_stems(head))
+        out.extend((w, False) for w in _word_stems(tail))
+    return tuple(out)
+
+
+@dataclass(frozen=True, slots=True)
+class FragmentKey:
+    """Each choice's words with their polarity, and what each (word, polarity) is worth:
+    a pair that one choice alone has is worth most, one that every choice has nothing."""
+
+    words: tuple[frozenset[tuple[str, bool]], ...]
+    plain: tuple[frozenset[str], ...]
+    worth: dict[tuple[str, bool], float]
+
+
+@lru_cache(maxsize=4096)
+def fragment_key(question: Question) -> FragmentKey:
+    """The words of ``question``'s choices, weighed by how few choices share them (cached)."""
+    sets = [frozenset(polar_words(c)) for c in question.choices]
+    counts: dict[tuple[str, bool], int] = {}
+    for words in sets:
+        for w in words:
+            counts[w] = counts.get(w, 0) + 1
+    many = len(sets)
+    worth = {}
+    for w, n in counts.items():
+        base = 2.0 if any(ch.isdigit() for ch in w[0]) else 1.0  # numbers say more
+        worth[w] = 0.0 if n >= many and many > 1 else base / n
+    plain = tuple(frozenset(w for w, _ in words) for words in sets)
+    return FragmentKey(tuple(sets), plain, worth)
+
+
+def _fragment_named(text: str, question: Question, lone_share: float = 0.34) -> int | None:
+    """The one choice a fragment of ``text`` points to, by the words it uses.
+
+    A word the answer denies where the choice asserts it (or the reverse), or the opposite
+    of one of the choice's words, counts against that choice."""
+    key = fragment_key(question)
+    given = frozenset(polar_words(text))
+    if not given:
+        return None
+    flipped = {(w, not p) for w, p in given}
+    opposites = {o for w, p in given if p for o in OPPOSITE.get(w, ())}
+    scored = []
+    for i, words in enumerate(key.words):
+        weight = sum(key.worth[w] for w in words & given)
+        against = sum(max(key.worth[w], 0.5) for w in words & flipped)
+        against += 2.0 * len(opposites & key.plain[i])
+        total = sum(key.worth[w] for w in words) or 1.0
+        scored.append((weight - against, weight / total, i))
+    scored.sort(reverse=True)
+    weight, share, index = scored[0]
+    runner = max(scored[1][0], 0.0) if len(scored) > 1 else 0.0
+    strong = weight >= 2.0 and (share >= 0.25 or weight >= 3.0)
+    lone = weight >= 1.0 and share >= lone_share and runner == 0
+    if (strong or lone) and weight >= 2 * runner:
+        return index
+    return None
+
+
+_ALL = re.compile(
+    r"^\s*(?:all|every)(?:\s+(?:of\s+)?(?:them|the\s+above|four|five|choices|options))?\s*$"
+)
+_NONE = re.compile(r"^\s*(?:none|neither)(?:\s+(?:of\s+)?(?:them|the\s+above|these))?\s*$")
+
+
+def names_none(answer: str) -> bool:
+    """Whether ``answer`` says that no choice is right ("none of the above")."""
+    return bool(_NONE.match(normalize(answer)))
+
+
 def _fuzzy_named(normal: str, key: ChoiceKey) -> set[int]:
-    """The one choice that ``normal`` is a close misspelling or rewording of, if any."""
+    """The one choice that ``normal`` is a close misspelling of, if any.
+
+    Words may be misspelt, added or dropped, but a word replaced by a different word (not a
+    typo of it) is not a misspelling: "sevenths" for "eighths" names another claim."""
     if len(normal) < 4:
         return set()
-    scores = sorted(
-        (
-            (max(fuzz.ratio(normal, n), fuzz.token_sort_ratio(normal, n)), i)
-            for i, n in enumerate(key.normals)
-        ),
-        reverse=True,
-    )
+    scores = sorted(((fuzz.ratio(normal, n), i) for i, n in enumerate(key.normals)), reverse=True)
     best, index = scores[0]
     runner_up = scores[1][0] if len(scores) > 1 else 0.0
-    if best >= _FUZZY_MIN and best - runner_up >= _FUZZY_MARGIN:
-        return {index}
-    return set()
+    if best < _FUZZY_MIN or best - runner_up < _FUZZY_MARGIN:
+        return set()
+    given, choice = normal.split(), key.normals[index].split()
+    for op in Levenshtein.editops(given, choice):
+        if op.tag == "replace" and fuzz.ratio(given[op.src_pos], choice[op.dest_pos]) < 75:
+            return set()
+    return {index}
+
+
+_PARTS = re.compile(r"[,/\n+&]|\band\b|\bplus\b|\bor\b|\bnor\b|\balso\b")
+_SEGMENTS = re.compile(r"[;.!?()\[\]]+(?!\d)|\s-+\s|\bbut\b|\bwhile\b")
+_ALL_BUT = re.compile(
+    r"^\s*(?:all|every\w*|any)(?:\s+(?:of\s+)?(?:them|the\s+above))?"
+    r"\s+(?:except|but|besides|apart\s+from|other\s+than)\s+(.+)$"
+)
+_FIRST_N = re.compile(r"\b(?:the\s+)?(?:first|top)\s+(two|three|four|five|[2-5])\b")
+_DENYING_PART = re.compile(r"^\s*(?:not|nor|no|never|except|excluding|without|but\s+not)\b")
+
+
+def _part_named(
+    part: str, question: Question, key: ChoiceKey, lone_share: float = 0.25
+) -> set[int]:
+    """Choices one part of a list names: by text, by place, by spelling, or by fragment."""
+    normal, ends = clause_normal(part)
+    named = _texts_named(normal, key, ends, strict=True) | _places_named(
+        fold(part), len(key.normals)
+    )
+    if named:
+        return named
+    named = _fuzzy_named(normal, key)
+    if named:
+        return named
+    index = _fragment_named(part, question, lone_share)
+    return {index} if index is not None else set()
+
+
+@lru_cache(maxsize=4096)
+def _folded_patterns(question: Question) -> tuple[tuple[int, re.Pattern[str]], ...]:
+    """Each choice's whole text as it may be written, punctuation aside, longest first."""
+    out = []
+    for i, normal in enumerate(choice_key(question).normals):
+        if normal:
+            body = r"[\W_]*".join(map(re.escape, normal.replace(".", " ").split()))
+            out.append((len(normal), i, re.compile(r"(?<!\w)" + body + r"(?!\w)")))
+    return tuple((i, p) for _, i, p in sorted(out, key=lambda t: -t[0]))
+
+
+def _listed(answer: str, question: Question, key: ChoiceKey) -> tuple[set[int], set[int]]:
+    """The choices a list answer names and those it denies ("not the A30 or the L4").
+
+    Whole choice texts are taken first (they may hold commas), then the rest part by part."""
+    named: set[int] = set()
+    denied: set[int] = set()
+    text = fold(answer)
+    for i, pattern in _folded_patterns(question):
+        for m in pattern.finditer(text):
+            before = normalize(text[: m.start()]).split()[-2:]
+            after = normalize(_CLAUSE_END.split(text[m.end() :], maxsplit=1)[0]).split()[:2]
+            deny = _NEGATIONS.intersection(before) or _DENIED_AFTER.intersection(after)
+            (denied if deny else named).add(i)
+        text = pattern.sub(" ; ", text)
+    for segment in _SEGMENTS.split(text):
+        denying = False
+        for part in _PARTS.split(segment):
+            if not part.strip():
+                continue
+            denying = denying or bool(_DENYING_PART.match(part))
+            first = _FIRST_N.search(part)
+            if first and not denying:
+                named |= set(range(min(len(key.normals), int(_ORDINALS[first.group(1)]) + 1)))
+                continue
+            found = _part_named(part, question, key, 0.1 if denying else 0.25)
+            (denied if denying else named).update(found)
+    return named - denied, denied
 
 
 def named_choices(question: Question, answer: str) -> set[int]:
@@ -129,15 +414,35 @@ def named_choices(question: Question, answer: str) -> set[int]:
     Takes a choice or multi question and a non-empty answer; never raises.
     """
     key = choice_key(question)
-    normal = normalize(answer)
-    named = _texts_named(normal, key)
+    normal, ends = clause_normal(answer)
+    every = set(range(len(key.normals)))
+    if question.kind == "multi" and _ALL.match(normal):
+        return every
     letters, terse = _letters_named(answer, key)
     if terse:
         return letters
-    named |= letters
-    if not named:
-        named = _fuzzy_named(normal, key)
-    if not named and len(key.normals) and ("," in answer or ";" in answer or " and " in normal):
-        for part in re.split(r"[,;]|\band\b|\bor\b", normal):
-            named |= _fuzzy_named(part.strip(), key)
-    return named
+    if question.kind == "multi":
+        but = _ALL_BUT.match(normal)
+        if but:
+            left_out: set[int] = set()
+            for part in _PARTS.split(but.group(1)):
+                if part.strip():
+                    left_out |= _part_named(part, question, key, 0.1)
+            if left_out:
+                return every - left_out
+    named = _texts_named(normal, key, ends)
+    named |= letters | _places_named(fold(answer), len(key.normals))
+    if question.kind == "multi":
+        listed, denied = _listed(answer, question, key)
+        return (listed | (letters - denied)) or named
+    if named:
+        return named
+    named = _fuzzy_named(normal, key)
+    parts = [p for p in _PARTS.split(fold(answer)) if p.strip()]
+    if not named and len(parts) > 1:
+        for part in parts:
+            named |= _fuzzy_named(normalize(part), key)
+    if named:
+        return named
+    index = _fragment_named(answer, question)
+    return {index} if index is not None else set()

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 from functools import lru_cache
 
@@ -38,8 +38,11 @@ def _build_units() -> dict[str, Unit]:
         for n in names:
             table[n] = Unit(names[0], dimension, factor, family)
 
-    dec = {"": 1.0, "k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12, "p": 1e15}
-    words = {"": "", "k": "kilo", "m": "mega", "g": "giga", "t": "tera", "p": "peta"}
+    dec = {"": 1.0, "k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12, "p": 1e15, "e": 1e18, "z": 1e21}
+    words = {
+        "": "", "k": "kilo", "m": "mega", "g": "giga", "t": "tera", "p": "peta", "e": "exa",
+        "z": "zetta",
+    }  # fmt: skip
     binary = {"ki": 2.0**10, "mi": 2.0**20, "gi": 2.0**30, "ti": 2.0**40, "pi": 2.0**50}
     bin_words = {"ki": "kibi", "mi": "mebi", "gi": "gibi", "ti": "tebi", "pi": "pebi"}
     for p, f in dec.items():
@@ -48,7 +51,7 @@ def _build_units() -> dict[str, Unit]:
         add((f"{p}bit", f"{w}bit", f"{w}bits", f"{p}bits"), "data", f / 8, "bit")
         add((f"{p}b/s", f"{p}bps", f"{w}byte/s", f"{w}bytes/s"), "rate", f, "dec")
         add((f"{p}bit/s", f"{w}bit/s", f"{w}bits/s", f"{p}bits/s"), "rate", f / 8, "bit")
-        add((f"{p}flops", f"{p}flop/s", f"{w}flops"), "flops", f, "dec")
+        add((f"{p}flops", f"{p}flop/s", f"{w}flops", f"{p}flop", f"{w}flop"), "flops", f, "dec")
         add((f"{p}w", f"{w}watt", f"{w}watts"), "power", f, "dec")
     for p, f in binary.items():
         w = bin_words[p]
@@ -90,7 +93,7 @@ _NUMBER = re.compile(
 _AFTER = re.compile(
     r"\s*(k\b|thousand\b|million\b|mn\b|billion\b|bn\b|trillion\b)?"
     r"(\s*(?:-|–|—|to)\s*(\d+(?:\.\d+)?))?"
-    r"\s*(%|[^\W\d_]+(?:\s*(?:/|per|a|an)\s*[^\W\d_]+)?)?",
+    r"\s*(%|[^\W\d_]+(?:-[^\W\d_]+)?(?:\s*(?:/|per|a|an)\s*[^\W\d_]+)?)?",
     re.UNICODE,
 )
 
@@ -190,7 +193,7 @@ def _singular(word: str) -> str:
 def numeric_key(question: Question) -> NumericKey:
     """Prepare ``question``'s value, tolerance and allowed units (cached per question)."""
     names = (question.unit, *question.units)
-    units = [UNITS.get(_canonical_unit(n)) for n in names if n.strip()]
+    units = [UNITS.get(_canonical_unit(_GPU_TIME.sub("", n))) for n in names if n.strip()]
     allowed = tuple(u for u in units if u is not None)
     synonyms = frozenset(
         " ".join(_singular(w) for w in normalize(n).split()) for n in names if normalize(n)
@@ -198,7 +201,9 @@ def numeric_key(question: Question) -> NumericKey:
     return NumericKey(
         value=float(question.value or 0.0),
         tolerance=question.tolerance,
-        unit=UNITS.get(_canonical_unit(question.unit)) if question.unit.strip() else None,
+        unit=UNITS.get(_canonical_unit(_GPU_TIME.sub("", question.unit)))
+        if question.unit.strip()
+        else None,
         allowed=allowed,
         synonyms=synonyms,
     )
@@ -247,26 +252,79 @@ def _fit(unit_text: str, key: NumericKey) -> tuple[Fit, float]:
     allowed = any(a.name == unit.name for a in key.allowed)
     same_family = unit.family == target.family
     family_listed = any(a.family == unit.family for a in key.allowed)
-    if allowed or same_family or family_listed:
+    # Bits and bytes convert exactly (128 bits are 16 bytes; 128 Gb/s is not 128 GB/s).
+    bits_and_bytes = {unit.family, target.family} == {"dec", "bit"}
+    if allowed or same_family or family_listed or bits_and_bytes:
         return Fit.EXPLICIT, unit.factor / target.factor
     return Fit.WRONG, 1.0
 
 
-def read_numbers(answer: str, key: NumericKey) -> list[Reading]:
-    """Every number in ``answer``, with its unit fit and value in the question's unit."""
-    text = words_to_digits(fold(answer).replace("≈", " ~ "))
+_SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
+_POWER = re.compile(r"((?:\^|\*\*)[-+]?\d+|[⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)")
+# "3.1 × 10^19", "3.1x10^19", "3.1·10¹⁹", "3.1 * 10**19", "3.1 x 10e19"; and a bare "10^22".
+_SCIENTIFIC = re.compile(
+    r"(\d+(?:\.\d+)?)\s*(?:[x×*·⋅]|\bx\b)\s*10\s*(?:\^|\*\*|e)\s*([-+]?\d+)", re.IGNORECASE
+)
+_BARE_POWER = re.compile(r"(?<![\w.])10\s*(?:\^|\*\*)\s*([-+]?\d+)")
+# "GPU-hours", "GPU seconds", "GPU-s": time spent on GPUs is time.
+_GPU_TIME = re.compile(
+    r"\bgpus?[- ](?=(?:s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?)\b)", re.IGNORECASE
+)
+_FRACTIONS = {
+    "half": "0.5", "third": "0.3333", "quarter": "0.25", "fifth": "0.2", "tenth": "0.1",
+    "eighth": "0.125", "sixth": "0.1667", "seventh": "0.1429",
+}  # fmt: skip
+_FRACTION = re.compile(
+    r"\b(?:(a|an|one|two|three|four)\s+)?(half|thirds?|quarters?|fifths?|tenths?|eighths?|"
+    r"sixths?|sevenths?)\b",
+    re.IGNORECASE,
+)
+_COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4}
+# Where a restatement starts: "= 7.2 TB/s", "≈ 42", "i.e. 450", "-> 2".
+_RESULT = re.compile(r"=|\bi\.?\s?e\.?(?=\W)|->|→|\bso\b|\bthat'?s\b|\bwhich is\b")
+
+
+def _as_fraction(m: re.Match[str]) -> str:
+    count = _COUNTS.get((m.group(1) or "a").lower(), 1)
+    word = m.group(2).lower()
+    base = _FRACTIONS.get(word.rstrip("s"), _FRACTIONS.get(word, ""))
+    if not base or (m.group(1) is None and word != "half"):
+        return m.group(0)
+    return f"{round(count * float(base), 4):g}"
+
+
+def _spell_out(text: str, fractions: bool) -> str:
+    """Powers of ten as ``e`` notation, GPU time as time, fraction words as numbers."""
+    text = _POWER.sub(lambda m: m.group(0) if m.group(0)[0] in "^*" else "^" + m.group(0), text)
+    text = text.translate(_SUPERSCRIPTS).replace("≈", " = ")
+    text = _SCIENTIFIC.sub(r"\1e\2", text)
+    text = _BARE_POWER.sub(r"1e\1", text)
+    text = _GPU_TIME.sub("", text)
+    return _FRACTION.sub(_as_fraction, text) if fractions else text
+
+
+@lru_cache(maxsize=8192)
+def prepared(answer: str, fractions: bool) -> tuple[str, str, int]:
+    """The answer folded and spelt out, the same with its case kept, and where its last
+    restatement starts (-1 if none)."""
+    answer = _spell_out(answer, fractions)
+    text = words_to_digits(fold(answer))
     # Keep the original case of units (Gb vs GB): fold changed only case and spacing.
     cased = words_to_digits(
-        re.sub(r"\s+", " ", unicodedata.normalize("NFKC", answer)).strip().replace("≈", " ~ ")
+        re.sub(r"\s+", " ", unicodedata.normalize("NFKC", answer)).strip()
     ).translate(DASHES)
     if len(cased) != len(text):
         cased = text
+    marks = [m.end() for m in _RESULT.finditer(text) if _NUMBER.search(text, m.end())]
+    return text, cased, marks[-1] if marks else -1
+
+
+def read_numbers(answer: str, key: NumericKey) -> list[Reading]:
+    """Every number in ``answer``, with its unit fit and value in the question's unit."""
+    fractions = key.unit is not None and key.unit.dimension == "ratio"
+    text, cased, _ = prepared(answer, fractions)
     readings: list[Reading] = []
-    # "8 x 900 GB/s = 7.2 TB/s": the answer is what follows the last "=".
-    equals = text.rfind("=")
-    if equals >= 0 and not _NUMBER.search(text, equals):
-        equals = -1
-    for m in _NUMBER.finditer(text, equals + 1):
+    for m in _NUMBER.finditer(text):
         digits = m.group(1).replace(",", "")
         try:
             value = float(digits) * (10.0 ** int(m.group(2)) if m.group(2) else 1.0)
@@ -297,10 +355,12 @@ def read_numbers(answer: str, key: NumericKey) -> list[Reading]:
         negated = bool(_NEGATIONS.intersection(w.strip(",.;:") for w in before[-2:]))
         hedged = bool(_HEDGES.intersection(w.strip(",.;:") for w in before[-1:]))
         word_one = text.startswith(_ONE_MARK, m.end())
+        # "-4": a minus sign (not a range's dash, not a hyphen inside a word).
+        sign = -1.0 if _minus_before(text, m.start()) else 1.0
         readings.append(
             Reading(
-                low=value * multiplier * factor,
-                high=high * multiplier * factor,
+                low=sign * value * multiplier * factor,
+                high=sign * high * multiplier * factor,
                 fit=fit,
                 negated=negated,
                 hedged=hedged,
@@ -310,6 +370,12 @@ def read_numbers(answer: str, key: NumericKey) -> list[Reading]:
             )
         )
     return readings
+
+
+def _minus_before(text: str, start: int) -> bool:
+    if start < 1 or text[start - 1] != "-":
+        return False
+    return start < 2 or text[start - 2] in " (~:=,;\u2063"
 
 
 def _close(x: float, key: NumericKey) -> bool:
@@ -334,12 +400,24 @@ def check_numeric(question: Question, answer: str) -> NumericResult:
         return NumericResult(False, False, False, "")
     if len(readings) > 1:
         readings = [r for r in readings if not r.word_one] or readings
+    if key.unit is not None and key.unit.dimension == "ratio" and abs(key.value) > 1:
+        # "0.85" where a percentage is asked: a fraction of one.
+        readings = [
+            replace(r, low=r.low * 100, high=r.high * 100)
+            if r.fit is Fit.BARE and 0 < r.low <= 1 and 0 < r.high <= 1
+            else r
+            for r in readings
+        ]
     explicit = [r for r in readings if r.fit is Fit.EXPLICIT]
     bare = [r for r in readings if r.fit is Fit.BARE]
     candidates = explicit or bare
     if not candidates:
         return NumericResult(False, True, True, readings[0].unit_text)
-    primary = candidates[0]
+    # The number in the unit asked wins; among those, a restatement ("= 7.2 TB/s", "i.e.
+    # 450") wins over the working before it.
+    mark = prepared(answer, key.unit is not None and key.unit.dimension == "ratio")[2]
+    restated = [r for r in candidates if r.start >= mark] if mark >= 0 else []
+    primary = (restated or candidates)[0]
     ok = _close(primary.low, key) and _close(primary.high, key)
     # "7 or 8", "600 or 900 GB/s": a hedge between different numbers is not an answer.
     values = {round(r.low, 9) for r in readings if r.fit is not Fit.WRONG}

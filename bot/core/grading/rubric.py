@@ -67,10 +67,34 @@ def compile_rubric(question: Question) -> tuple[PointMatcher, ...]:
     return tuple(out)
 
 
+# What people type for the words rubrics use, spelt out before matching.
+SHORTHANDS = {
+    "prio": "priority", "prios": "priorities", "err": "error", "errs": "errors",
+    "cust": "customer", "custs": "customers", "mem": "memory", "perf": "performance",
+    "util": "utilization", "utilisation": "utilization", "ctx": "context", "ctxs": "contexts",
+    "proc": "process", "procs": "processes", "gen": "generation", "cfg": "config",
+    "std": "standard", "approx": "approximately", "fw": "firmware", "sched": "scheduler",
+    "alloc": "allocation", "k8s": "kubernetes", "env": "environment", "b/c": "because",
+    "w/o": "without", "w/": "with", "bc": "because", "mgmt": "management",
+    "infra": "infrastructure",
+    "iso": "isolation", "perms": "permissions", "reqs": "requests", "req": "request",
+}  # fmt: skip
+_SHORTHAND = re.compile(
+    r"(?<![\w/])("
+    + "|".join(sorted(map(re.escape, SHORTHANDS), key=len, reverse=True))
+    + r")(?![\w/])"
+)
+
+
+def spell_out(folded: str) -> str:
+    """``folded`` with the shorthands people type spelt out ("prio" -> "priority")."""
+    return _SHORTHAND.sub(lambda m: SHORTHANDS[m.group(1)] + " ", folded)
+
+
 def clauses(answer: str) -> list[tuple[str, str]]:
     """Split ``answer`` into clauses, each as (folded text, normalised text)."""
     out = []
-    for piece in _CLAUSE.split(fold(answer)):
+    for piece in _CLAUSE.split(spell_out(fold(answer))):
         if piece and piece.strip():
             normal = normalize(piece)
             if normal:

@@ -122,8 +122,11 @@ def _typo_budget(length: int) -> int:
 
 
 def _close(given: str, form: str, key: ShortKey) -> bool:
-    """Whether ``given`` is a misspelling of ``form``: same number of words, few edits."""
+    """Whether ``given`` is a misspelling of ``form``: same number of words, few edits, and
+    the words that hold digits (model names, sizes) exactly the same."""
     if len(given.split()) != len(form.split()):
+        return False
+    if [w for w in given.split() if _digits(w)] != [w for w in form.split() if _digits(w)]:
         return False
     given, form = given.replace(" ", ""), form.replace(" ", "")
     if given in key.terms or _digits(given) != _digits(form):
@@ -141,12 +144,47 @@ def _mentions_other_term(normal: str, key: ShortKey, span: tuple[int, int]) -> b
     )
 
 
+_IDENTIFIER = re.compile(r"[\w.\-/]*[a-z][\w\-]*[._/][\w.\-/]*")
+_TOKEN_EDGE = ".,;:'\"`()[]{}<>"
+
+
+@lru_cache(maxsize=4096)
+def identifiers(question: Question) -> frozenset[str]:
+    """The accepted answers that are identifiers (labels, resource names, variables):
+    ``nvidia.com/mig.config``, ``CUDA_MPS_PIPE_DIRECTORY``. They are matched exactly."""
+    return frozenset(
+        a.casefold() for a in question.accepted if _IDENTIFIER.fullmatch(a.casefold().strip())
+    )
+
+
+def _identifier_verdict(question: Question, answer: str) -> bool | None:
+    """True when the answer holds an accepted identifier exactly, False when it holds a
+    near miss of one ("nvidia.com/mig.config.state", "…_THREADS_…"), else None."""
+    forms = identifiers(question)
+    if not forms:
+        return None
+    tokens = [t.strip(_TOKEN_EDGE) for t in re.split(r"[^\w.\-/]+", answer.casefold())]
+    found = [t for t in tokens if t and _IDENTIFIER.fullmatch(t)]
+    if any(t in forms for t in found):
+        return True
+    for token in found:
+        flat = compact(token)
+        if any(compact(f) in flat or fuzz.ratio(compact(f), flat) >= 85 for f in forms):
+            return False
+    return None
+
+
 def check_short(question: Question, answer: str) -> bool:
     """Whether ``answer`` gives one of ``question``'s accepted answers (never raises)."""
     key = short_key(question)
     normal = prepare(answer)
     if not normal:
         return False
+    if answer.casefold().strip() in {a.casefold() for a in question.accepted}:
+        return True
+    exact = _identifier_verdict(question, answer)
+    if exact is not None:
+        return exact
     if normal.replace(" ", "") in key.compacts:
         return True
     if any(_close(normal, form, key) for form in key.normals):

@@ -4,11 +4,13 @@ go out (private replies, DMs, posts in its thread) and its calendar file.
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 
 from bot.core.context import Context
 from bot.core.errors import NotFound
-from bot.core.ics import CalendarEvent, ics_attachment
+from bot.core.ics import ACCEPTED, NEEDS_ACTION, CalendarEvent, Person, ics_attachment
+from bot.core.ics import DECLINED as DECLINED_PARTSTAT
 from bot.core.messages import (
     OUTBOX,
     Attachment,
@@ -19,6 +21,7 @@ from bot.core.messages import (
     Outgoing,
 )
 from bot.core.mock.model import (
+    ABANDONED,
     CANCELLED,
     DEBRIEF,
     DECLINED,
@@ -51,6 +54,7 @@ STATUS_WORDS = {
     DECLINED: "declined",
     EXPIRED: "expired (not accepted in time)",
     MISSED: "missed (the bot could not start it)",
+    ABANDONED: "stopped mid-way (the bot was away too long)",
 }
 
 
@@ -127,11 +131,32 @@ def where(uow: UnitOfWork, workspace: Workspace, mock: Mock) -> str:
     return f"in a thread in #{channel.name if channel else '?'}"
 
 
+def calendar_address(workspace: Workspace, external_id: str) -> str:
+    """A calendar address for someone the bot knows only by platform id: calendars need
+    one to treat a file as an invitation; ``.invalid`` (RFC 2606) is never delivered to."""
+    local = re.sub(r"[^A-Za-z0-9._-]", "_", external_id) or "someone"
+    return f"mailto:{local}@{workspace.platform}.studybot.invalid"
+
+
+def _attendee(workspace: Workspace, mock: Mock, user: User) -> Person:
+    if mock.accepted(user.id):
+        partstat = ACCEPTED
+    elif mock.declined_by == user.id:
+        partstat = DECLINED_PARTSTAT
+    else:
+        partstat = NEEDS_ACTION
+    return Person(user.display, calendar_address(workspace, user.external_id), partstat)
+
+
 def calendar(
     uow: UnitOfWork, workspace: Workspace, mock: Mock, now: datetime, cancelled: bool = False
 ) -> Attachment:
-    """The mock's .ics invitation (or cancellation)."""
+    """The mock's .ics invitation (or cancellation): organised by the bot, with the
+    candidate and the interviewer as attendees; TENTATIVE until everyone has accepted."""
     candidate, interviewer = people(uow, workspace, mock)
+    attendees = tuple(
+        _attendee(workspace, mock, person) for person in (candidate, interviewer) if person
+    )
     with_whom = f" with {interviewer.display}" if interviewer is not None else ""
     event = CalendarEvent(
         uid=f"mock-{mock.id}-{workspace.platform}-{workspace.external_id}@studybot",
@@ -146,6 +171,9 @@ def calendar(
         sequence=mock.sequence,
         cancelled=cancelled,
         location=f"studybot ({workspace.platform})",
+        tentative=mock.status == PROPOSED or any(a.partstat != ACCEPTED for a in attendees),
+        organizer=Person("studybot", calendar_address(workspace, "studybot")),
+        attendees=attendees,
     )
     return ics_attachment(event, f"mock-{mock.id}.ics")
 

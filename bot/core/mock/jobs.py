@@ -2,22 +2,45 @@
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from datetime import datetime
 
 from bot.core.context import Services
 from bot.core.mock.common import calendar, dm
-from bot.core.mock.model import MOCKS
+from bot.core.mock.model import MOCKS, DueReminder
 from bot.core.mock.reminders import (
     reminder_card,
 )
 from bot.core.mock.running import run_step
 from bot.core.ports import UnitOfWork
 
+log = logging.getLogger(__name__)
+
+
+def reminders_to_send(
+    due: list[DueReminder], now: datetime, services: Services
+) -> list[DueReminder]:
+    """Of the reminders that fell due, the ones worth sending: one per person and mock,
+    the latest that fell due (after downtime, "in 24 hours" and "in 1 hour" both due
+    would say the same thing twice), and none that is late by more than the grace."""
+    latest: dict[tuple[int, int], DueReminder] = {}
+    for reminder in due:
+        key = (reminder.mock.id, reminder.user.id)
+        if key not in latest or reminder.due_at > latest[key].due_at:
+            latest[key] = reminder
+    fresh = [r for r in latest.values() if now - r.due_at <= services.grace]
+    dropped = len(due) - len(fresh)
+    if dropped:
+        log.info("dropped %d mock reminder(s) that fell due while the bot was away", dropped)
+    return sorted(fresh, key=lambda r: (r.due_at, r.mock.id, r.user.id))
+
 
 @dataclass
 class MockReminderJob:
-    """Sends each due reminder once, by DM with the .ics file; cancelled mocks send none."""
+    """Sends each due reminder once, by DM with the .ics file; cancelled mocks send none.
+    After downtime a person gets at most one reminder of a mock, and none past the grace
+    (:func:`reminders_to_send`); a claimed reminder is never claimed again."""
 
     name: str = "mock-reminders"
     batch: int = 200
@@ -26,8 +49,8 @@ class MockReminderJob:
         return uow[MOCKS].next_reminder()
 
     def run(self, uow: UnitOfWork, services: Services, now: datetime) -> int:
-        done = 0
-        for due in uow[MOCKS].claim_reminders(now, self.batch):
+        claimed = uow[MOCKS].claim_reminders(now, self.batch)
+        for due in reminders_to_send(claimed, now, services):
             card = reminder_card(uow, due.workspace, due.mock, due.user, now)
             dm(
                 uow,
@@ -38,8 +61,7 @@ class MockReminderJob:
                 now,
                 (calendar(uow, due.workspace, due.mock, now),),
             )
-            done += 1
-        return done
+        return len(claimed)  # reminders handled, sent or dropped
 
 
 @dataclass

@@ -5,7 +5,9 @@ A mock moves through these statuses::
     proposed ─accept by both─▶ scheduled ─start─▶ running ─last round─▶ (debrief ─▶) done
         │                          │  │                │
         ├─decline─▶ declined       │  └─too late─▶ missed (can be rescheduled)
-        └─start time passes─▶ expired                  └─cancel─▶ cancelled
+        └─start time passes─▶ expired      │           ├─cancel─▶ cancelled
+                                           │           └─the bot was down past the grace─▶ abandoned
+                                           └─cancel─▶ cancelled
 
 ``next_at`` is the instant of the mock's next clock-driven step (its start, the end of
 the current round's time box, the end of the debrief wait); the due job looks only at it.
@@ -22,9 +24,10 @@ from bot.core.ports import Port
 
 PROPOSED, SCHEDULED, RUNNING, DEBRIEF, DONE = "proposed", "scheduled", "running", "debrief", "done"
 CANCELLED, DECLINED, EXPIRED, MISSED = "cancelled", "declined", "expired", "missed"
+ABANDONED = "abandoned"  # stopped mid-way: the bot was down longer than the grace
 ACTIVE = (PROPOSED, SCHEDULED, RUNNING, DEBRIEF)  # occupies the participants' time
 UPCOMING = (PROPOSED, SCHEDULED)  # can still be rescheduled (so can MISSED)
-PAST = (DONE, CANCELLED, DECLINED, EXPIRED, MISSED)
+PAST = (DONE, CANCELLED, DECLINED, EXPIRED, MISSED, ABANDONED)
 
 TECHNICAL, PRODUCT, BEHAVIORAL = "technical", "product", "behavioral"
 LOOP = "loop"
@@ -204,6 +207,7 @@ class DueReminder:
     mock: Mock
     user: User
     offset_minutes: int
+    due_at: datetime
 
 
 @dataclass(frozen=True, slots=True)
@@ -311,7 +315,10 @@ class MockRepository(Protocol):
 
     def claim_reminders(self, now: datetime, limit: int) -> list[DueReminder]:
         """Mark due reminders of scheduled mocks sent and return them, in one transaction
-        with the mock's status check (rows locked; SKIP LOCKED on PostgreSQL)."""
+        with the mock's status check (rows locked; SKIP LOCKED on PostgreSQL). A person's
+        due reminders of one mock come together, all of them even past ``limit``, so that
+        the caller can send just one; reminders of a mock already starting are marked
+        sent and not returned."""
         ...
 
     # availability and pairing

@@ -15,6 +15,7 @@ from bot.core.mock.model import (
 from bot.core.model import USERS, User
 
 DEFAULT_BOX = 8  # minutes per round
+ANYWAY = "anyway"  # the last word of a line that sends a night-time invitation all the same
 MIN_BOX, MAX_BOX = 3, 30
 
 
@@ -47,6 +48,7 @@ class ScheduleRequest:
     peer: str | None
     format: str
     box: int
+    anyway: bool = False  # send it even though it is at night for the peer
 
 
 def _parse_box(value: str) -> int:
@@ -60,7 +62,9 @@ def parse_schedule(text: str) -> ScheduleRequest:
     """``WHEN [with @PEER] [FORMAT] [box=Nm]`` in any order around WHEN."""
     words: list[str] = []
     box = DEFAULT_BOX
-    for token in text.split():
+    tokens = text.split()
+    anyway = bool(tokens) and tokens[-1].lower() == ANYWAY
+    for token in tokens[:-1] if anyway else tokens:
         key, eq, value = token.partition("=")
         if eq and key.lower() in ("box", "minutes"):
             box = _parse_box(value)
@@ -79,7 +83,15 @@ def parse_schedule(text: str) -> ScheduleRequest:
         fmt = words.pop().lower()
     elif words and words[0].lower() in FORMATS:
         fmt = words.pop(0).lower()
-    return ScheduleRequest(" ".join(words), peer, fmt, box)
+    return ScheduleRequest(" ".join(words), peer, fmt, box, anyway)
+
+
+def split_anyway(text: str) -> tuple[str, bool]:
+    """``WHEN anyway`` → (WHEN, True); anything else → (text, False)."""
+    head, _, last = text.strip().rpartition(" ")
+    if head and last.lower() == ANYWAY:
+        return head, True
+    return text, False
 
 
 def _by_handle(users: list[User], handle: str) -> User | None:

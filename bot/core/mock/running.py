@@ -11,6 +11,7 @@ vote buttons and a note form; after the last round the scorecard waits for missi
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime, timedelta
 
 from bot.core.answers import AnswerKind, AnswerTo, grade_answer, record_answer
@@ -35,6 +36,7 @@ from bot.core.mock.common import (
     zone_of,
 )
 from bot.core.mock.model import (
+    ABANDONED,
     ANSWERED,
     CANCELLED,
     DEBRIEF,
@@ -46,6 +48,7 @@ from bot.core.mock.model import (
     ROUND_TITLES,
     RUNNING,
     SCHEDULED,
+    STOPPED,
     TIMED_OUT,
     UPCOMING,
     VOTES,
@@ -343,12 +346,77 @@ def _complete(
         )
 
 
+def _abandon(
+    uow: UnitOfWork, services: Services, workspace: Workspace, mock: Mock, now: datetime
+) -> int:
+    """A running mock whose round ended longer ago than the grace (the bot was down): stop
+    it rather than post the next round days late, and tell both people, with a scorecard
+    of the rounds that ran."""
+    stopped = uow[MOCKS].change(
+        mock,
+        MockChanges(status=ABANDONED, clear_next=True, ended_at=now),
+        now,
+        expect_status=RUNNING,
+        expect_position=mock.position,
+    )
+    if stopped is None:
+        return 0
+    uow[MOCKS].close_round(stopped, mock.position, RoundResult(STOPPED, now))
+    uow[MOCKS].cancel_reminders(stopped)
+    ran = [r for r in uow[MOCKS].rounds(stopped) if r.outcome in (ANSWERED, TIMED_OUT)]
+    candidate, interviewer = people(uow, workspace, stopped)
+    scoring = interviewer.display if interviewer is not None and stopped.has_interviewer else None
+    away_since = mock.next_at or now
+    for person in (candidate, interviewer if stopped.has_interviewer else None):
+        if person is None:
+            continue
+        said = (
+            f"I was away from {show(away_since, zone_of(person, workspace))} until now, so I "
+            f"stopped mock #{mock.id} after {len(ran)} of its {mock.rounds_total} rounds "
+            f"rather than carry on {in_words(now - away_since)} late. Sorry. "
+            "Schedule a new one with /mock schedule WHEN."
+        )
+        if ran:
+            card = scorecard_card(
+                stopped,
+                ran,
+                services.bank,
+                candidate.display,
+                scoring,
+            )
+            card = replace(
+                card,
+                title=f"Mock #{mock.id} stopped mid-way · scorecard of the rounds that ran",
+                blocks=(said, *card.blocks),
+            )
+        else:
+            card = Card(title=f"Mock #{mock.id} stopped mid-way", blocks=(said,))
+        dm(uow, workspace, person, card, f"mock:{mock.id}:abandoned:{person.id}", now)
+    if not stopped.in_dm:
+        post(
+            uow,
+            workspace,
+            stopped,
+            Card(
+                blocks=(
+                    f"Mock #{mock.id} stopped after round {len(ran)}: the bot was away too long "
+                    "to carry on. The scorecard of what ran is in your direct messages.",
+                )
+            ),
+            f"mock:{mock.id}:abandoned",
+            now,
+        )
+    return 1
+
+
 def _time_out(
     uow: UnitOfWork, services: Services, workspace: Workspace, mock: Mock, now: datetime
 ) -> int:
     if mock.status == DEBRIEF:
         _complete(uow, services, workspace, mock, now)
         return 1
+    if mock.next_at is not None and now - mock.next_at > services.grace:
+        return _abandon(uow, services, workspace, mock, now)
     position = mock.position
     closed = uow[MOCKS].close_round(mock, position, RoundResult(TIMED_OUT, now))
     if closed is None:
@@ -393,7 +461,8 @@ def run_step(
 ) -> int:
     """The mock's next clock-driven step, now that its ``next_at`` has come: expire a
     proposal, start (or give up on a start missed by too long), close a round whose time
-    box passed, end the debrief wait. Returns 1 when it did something, else 0."""
+    box passed (or stop the mock, when that was longer ago than the grace), end the
+    debrief wait. Returns 1 when it did something, else 0."""
     if mock.status == PROPOSED:
         return _expire(uow, workspace, mock, now)
     if mock.status == SCHEDULED:

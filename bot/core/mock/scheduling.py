@@ -25,6 +25,7 @@ from bot.core.mock.common import (
     private,
     start_times,
     text_reply,
+    user_by_id,
     where,
     zone_of,
 )
@@ -49,6 +50,7 @@ from bot.core.mock.model import (
 from bot.core.mock.parsing import (
     parse_schedule,
     resolve_peer,
+    split_anyway,
 )
 from bot.core.mock.questions import check_bank
 from bot.core.mock.reminders import (
@@ -56,9 +58,11 @@ from bot.core.mock.reminders import (
     plan_reminders,
 )
 from bot.core.mock.times import (
+    at_night,
     parse_when,
     show,
 )
+from bot.core.model import User
 
 MAX_UPCOMING = 10
 
@@ -74,6 +78,19 @@ def _check_free(
             f"{who} mock #{other.id} at {show(other.starts_at, zone_of(ctx.user, ctx.workspace))}"
             " then. Pick another time."
         )
+
+
+def _check_daytime(ctx: Context, peer: User, starts: datetime, line: str) -> None:
+    """Refuse (for now) an invitation that would land at night for ``peer``: the user
+    sees it before it is sent, and sends it all the same by ending the line with
+    ``anyway``."""
+    zone_name = zone_of(peer, ctx.workspace)
+    if not at_night(starts, zone_name):
+        return
+    raise UserError(
+        f"That is {show(starts, zone_name)} for {peer.display} ({zone_name}), at night "
+        f"for them. Pick another time, or send it as it is: {line} anyway"
+    )
 
 
 def _confirmation(ctx: Context, mock: Mock, title: str, lines: list[str]) -> Outgoing:
@@ -100,6 +117,8 @@ def schedule(ctx: Context, args: str) -> list[Outgoing]:
         raise UserError("When? For example /mock schedule tomorrow 3pm (or Fri 15:00).")
     starts = parse_when(request.when, zone_of(ctx.user, ctx.workspace), ctx.now)
     peer = resolve_peer(ctx, request.peer) if request.peer else None
+    if peer is not None and not request.anyway:
+        _check_daytime(ctx, peer, starts, f"/mock schedule {args.strip()}")
     check_bank(ctx.bank, request.format)
     users = (ctx.user.id,) if peer is None else (ctx.user.id, peer.id)
     duration = timedelta(minutes=request.box * len(FORMATS[request.format]))
@@ -178,7 +197,12 @@ def cancel(ctx: Context, args: str) -> list[Outgoing]:
     was_running = mock.status in (RUNNING, DEBRIEF)
     changed = ctx.uow[MOCKS].change(
         mock,
-        MockChanges(status=CANCELLED, clear_next=True, ended_at=ctx.now if was_running else None),
+        MockChanges(
+            status=CANCELLED,
+            clear_next=True,
+            ended_at=ctx.now if was_running else None,
+            bump_sequence=True,
+        ),
         ctx.now,
         expect_status=mock.status,
     )
@@ -231,6 +255,7 @@ def cancel(ctx: Context, args: str) -> list[Outgoing]:
 def reschedule(ctx: Context, args: str) -> list[Outgoing]:
     """``/mock reschedule ID WHEN``: the reminders move with it; a peer accepts again."""
     head, _, when = args.strip().partition(" ")
+    when, anyway = split_anyway(when)
     if not when.strip():
         raise UserError("Usage: /mock reschedule ID WHEN, e.g. /mock reschedule 3 Fri 15:00.")
     mock = own_mock(ctx, head, lock=True)
@@ -239,6 +264,10 @@ def reschedule(ctx: Context, args: str) -> list[Outgoing]:
     starts = parse_when(when, zone_of(ctx.user, ctx.workspace), ctx.now)
     _check_free(ctx, mock.participants(), starts, starts + mock.duration, mock.id)
     is_candidate = ctx.user.id == mock.candidate_id
+    other_id = mock.interviewer_id if is_candidate else mock.candidate_id
+    other_user = user_by_id(ctx.uow, ctx.workspace, other_id)
+    if other_user is not None and not anyway:
+        _check_daytime(ctx, other_user, starts, f"/mock reschedule {args.strip()}")
     if mock.interviewer_id is None:
         status = SCHEDULED
     elif is_candidate:
@@ -293,6 +322,7 @@ def accept(ctx: Context, args: str) -> list[Outgoing]:
             status=status,
             candidate_accepted=True if is_candidate else None,
             interviewer_accepted=None if is_candidate else True,
+            bump_sequence=True,  # the calendar's copy changes: a new attendee status
         ),
         ctx.now,
         expect_status=mock.status,
@@ -339,19 +369,24 @@ def decline(ctx: Context, args: str) -> list[Outgoing]:
     other = interviewer if is_candidate else candidate
     if mock.status == SCHEDULED:
         # the candidate keeps the slot; the mock runs solo
-        changes = MockChanges(drop_interviewer=True, declined_by=ctx.user.id)
+        changes = MockChanges(drop_interviewer=True, declined_by=ctx.user.id, bump_sequence=True)
         told = (
             f"{ctx.user.display} can't interview you in mock #{mock.id}; it runs solo at "
             f"the same time, or cancel it with /mock cancel {mock.id}."
         )
     else:
-        changes = MockChanges(status=DECLINED, clear_next=True, declined_by=ctx.user.id)
+        changes = MockChanges(
+            status=DECLINED, clear_next=True, declined_by=ctx.user.id, bump_sequence=True
+        )
         told = f"{ctx.user.display} declined mock #{mock.id}. Try /mock pair again."
     changed = ctx.uow[MOCKS].change(mock, changes, ctx.now, expect_status=mock.status)
     if changed is None:
         raise UserError(f"Mock #{mock.id} just changed; look again with /mock list.")
     ctx.uow[MOCKS].cancel_reminders(mock, None if changed.status == DECLINED else ctx.user.id)
+    gone = changed.status == DECLINED
     if other is not None:
+        # the other person's calendar: the mock goes (declined), or stays without the
+        # interviewer (solo)
         dm(
             ctx.uow,
             ctx.workspace,
@@ -359,5 +394,12 @@ def decline(ctx: Context, args: str) -> list[Outgoing]:
             Card(title=f"Mock #{mock.id} declined", blocks=(told,)),
             f"mock:{mock.id}:s{mock.sequence}:declined:{ctx.user.id}",
             ctx.now,
+            (calendar(ctx.uow, ctx.workspace, changed, ctx.now, cancelled=gone),),
         )
-    return text_reply(ctx, f"Declined mock #{mock.id}.")
+    return [
+        private(
+            ctx,
+            Card(blocks=(f"Declined mock #{mock.id}.",)),
+            (calendar(ctx.uow, ctx.workspace, changed, ctx.now, cancelled=True),),
+        )
+    ]

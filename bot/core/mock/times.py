@@ -55,6 +55,23 @@ def localize(naive: datetime, tz: tzinfo) -> datetime:
     return naive.replace(tzinfo=tz, fold=0).astimezone(UTC)
 
 
+_BARE_HOUR = re.compile(r"\bat\s+(\d{1,2})(?![\d:.])(?!\s*(?:am|pm|a\.m|p\.m|h\b|o'?clock))", re.I)
+_DAY_NAME = r"(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day)?"
+_THIS_NEXT = re.compile(rf"\b(?:this|next|coming|on)\s+(?={_DAY_NAME}\b)", re.I)
+_DAY_HOUR = re.compile(rf"\b(?P<day>{_DAY_NAME}|today|tomorrow)\s+(?P<h>\d{{1,2}})$", re.I)
+_RECURRING = re.compile(r"^(?:every|each)\b|\bdaily\b|\bweekly\b", re.I)
+
+
+def normalise_when(words: str) -> str:
+    """Everyday phrasings dateparser does not read, in a form it does: ``next tuesday at
+    9`` → ``tuesday 9:00``, ``fri 9`` → ``fri 9:00`` (a bare hour is on the 24-hour clock).
+    "next" and "this" before a day name both mean its next occurrence."""
+    words = _THIS_NEXT.sub("", words)
+    words = _BARE_HOUR.sub(lambda m: f"{m.group(1)}:00", words)
+    words = re.sub(r"\bat\s+(?=\d)", "", words, flags=re.I)
+    return _DAY_HOUR.sub(lambda m: f"{m['day']} {m['h']}:00", words)
+
+
 def parse_when(text: str, zone_name: str, now: datetime) -> datetime:
     """The instant ``text`` names, read in ``zone_name`` relative to ``now``.
 
@@ -66,14 +83,21 @@ def parse_when(text: str, zone_name: str, now: datetime) -> datetime:
         raise UserError(f"When? Give a day and a time, for example {_EXAMPLES}.")
     if len(words) > 80:
         raise UserError(f"That is too long for a time. Try {_EXAMPLES}.")
+    if _RECURRING.search(words):
+        raise UserError(
+            f"A mock happens once, so {words!r} can't be its time. Give one day and time, "
+            f"for example {_EXAMPLES}."
+        )
     tz = zone(zone_name)
     base = now.astimezone(tz).replace(tzinfo=None, microsecond=0)
-    data = _parser(zone_name, base).get_date_data(words)
+    data = _parser(zone_name, base).get_date_data(normalise_when(words))
     if data.date_obj is None:
         raise UserError(f"I can't read {words!r} as a time. Try {_EXAMPLES}.")
     if data.period != "time":
         raise UserError(f"{words!r} has no time of day. Add one, for example {_EXAMPLES}.")
     wall = data.date_obj.replace(tzinfo=None, second=0, microsecond=0)
+    if re.search(rf"\bnext\s+{_DAY_NAME}\b", words, re.I) and wall.date() == base.date():
+        wall += timedelta(days=7)  # "next tuesday", said on a Tuesday, is not today
     when = localize(wall, tz)
     shown = show(when, zone_name)
     if when <= now:
@@ -81,6 +105,15 @@ def parse_when(text: str, zone_name: str, now: datetime) -> datetime:
     if when - now > MAX_AHEAD:
         raise UserError(f"{shown} is more than 90 days ahead. Pick a time within 90 days.")
     return when
+
+
+NIGHT_ENDS, NIGHT_STARTS = time(7, 0), time(22, 0)
+
+
+def at_night(instant: datetime, zone_name: str) -> bool:
+    """Whether ``instant`` is before 07:00 or from 22:00 on in ``zone_name``."""
+    local = instant.astimezone(zone(zone_name)).time()
+    return local < NIGHT_ENDS or local >= NIGHT_STARTS
 
 
 def show(instant: datetime, zone_name: str) -> str:
@@ -101,6 +134,9 @@ def in_words(delta: timedelta) -> str:
         n, unit = minutes // 1440, "day"
     elif minutes % 60 == 0 and minutes >= 60:
         n, unit = minutes // 60, "hour"
+    elif minutes > 120:  # "23 hours 30 minutes", not "1410 minutes"
+        hours, rest = divmod(minutes, 60)
+        return f"{in_words(timedelta(hours=hours))} {in_words(timedelta(minutes=rest))}"
     else:
         n, unit = minutes, "minute"
     return f"{n} {unit}{'s' * (n != 1)}"

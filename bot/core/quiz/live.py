@@ -197,7 +197,10 @@ def answer_live(
             else "Not quite. One answer per question: wait for the next one."
         )
         text = f"{text} {streak}".strip()
-        return [say(ctx.user.external_id, text, channel=ctx.channel.external_id)]
+        card = Card(blocks=(text,), buttons=recorded.dispute_buttons)
+        return [
+            Outgoing(Delivery.PRIVATE, ctx.user.external_id, card, channel=ctx.channel.external_id)
+        ]
     base = points_for(question, result)
     _post(
         ctx.uow,

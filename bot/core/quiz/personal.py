@@ -255,6 +255,7 @@ def answer_personal(
             result.feedback,
             *((streak,) if streak else ()),
         ),
+        buttons=recorded.dispute_buttons,
         footer=f"Next review: {srs.describe_due(card.due_at, now, ctx.user_zone)}",
     )
     replies = [private(ctx, feedback)]

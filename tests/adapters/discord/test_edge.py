@@ -28,9 +28,10 @@ async def test_a_failing_click_gets_an_apology_and_is_logged_once_and_counted(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     bank = bank_of(sample_bank, "choice")
-    async with running_adapter(
-        db_url, clock, bank, fake, signing_key, grade=failing_grader
-    ) as (app, _):
+    async with running_adapter(db_url, clock, bank, fake, signing_key, grade=failing_grader) as (
+        app,
+        _,
+    ):
         await fake.dispatch("INTERACTION_CREATE", p.command("daily"))
         post = await fake.wait_call("POST", rf"^/channels/{p.CHANNEL_ID}/messages$")
         await app.runner.deliverer.settle()

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import timedelta
 from typing import Any
 
 import aiohttp
+import pytest
 from nacl.signing import SigningKey
 from sqlalchemy import select
 
@@ -16,11 +18,11 @@ from bot.bootstrap import App
 from bot.core.bank import QuestionBank
 from bot.core.clock import SimulatedClock
 from bot.db.models import AttemptRow
-from bot.web import create_web_app
+from bot.web import MAX_BODY, create_web_app
 from tests.adapters.discord import payloads as p
 from tests.adapters.discord.conftest import bank_of, running_adapter, served
 from tests.adapters.discord.fake_discord import FakeDiscord
-from tests.support import row_counts
+from tests.support import raw_post, row_counts
 
 
 def signed(key: SigningKey, body: bytes, timestamp: int) -> dict[str, str]:
@@ -198,3 +200,32 @@ async def test_an_unreadable_payload_is_400(
         status, _ = await ep.post(broken)
         not_json_status, _ = await ep.post({"type": "x"})
     assert (status, not_json_status) == (400, 400)
+
+
+async def test_an_oversized_or_oddly_stamped_request_is_refused_without_a_traceback(
+    db_url: str,
+    clock: SimulatedClock,
+    sample_bank: QuestionBank,
+    fake: FakeDiscord,
+    signing_key: SigningKey,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    async with endpoint(db_url, clock, sample_bank, fake, signing_key) as ep:
+        before = row_counts(ep.app)
+        base = ep.url.removesuffix("/discord/interactions")
+        now = int(clock.now().timestamp())
+        huge = json.dumps({**p.ping(), "pad": "x" * MAX_BODY}).encode()
+        with caplog.at_level(logging.DEBUG):
+            oversized = await raw_post(
+                base, "/discord/interactions", signed(signing_key, huge, now), huge
+            )
+            stamps = []
+            for stamp in ("abc", "1e3", "²³", "9" * 40, ""):
+                body = json.dumps(p.ping()).encode()
+                head = {**signed(signing_key, body, now), "X-Signature-Timestamp": stamp}
+                stamps.append((await raw_post(base, "/discord/interactions", head, body))[0])
+        assert oversized[0] == 413
+        assert stamps == [401] * len(stamps)
+        assert row_counts(ep.app) == before
+    assert [r.getMessage() for r in caplog.records if r.levelno > logging.INFO] == []
+    assert fake.callbacks() == []

@@ -319,3 +319,20 @@ async def test_slacks_url_verification_gets_its_challenge_back(slack: SlackAdapt
     response = await dispatch(slack, body)
     assert response.status == 200
     assert json.loads(response.body)["challenge"] == "abc123"
+
+
+async def test_away_as_a_slash_command_adds_a_period_and_bad_dates_add_nothing(
+    slack: SlackAdapter, fake_slack: FakeSlack
+) -> None:
+    from bot.db.models import AwayPeriodRow
+
+    await dispatch(slack, slash("/away", "2026-12-20 2027-01-03"))
+    reply = (await fake_slack.wait_for(REPLIES))[0]
+    assert "Time away #1: Sun 20 Dec 2026 to Sun 03 Jan 2027, 15 days" in text_of(reply)
+    await dispatch(slack, slash("/away", "someday soon"))
+    calls = await fake_slack.wait_for(REPLIES, count=2)
+    assert "'someday' is not a date" in text_of(calls[-1])
+    await slack.settled()
+    with slack.app.session_factory() as session:
+        rows = session.scalars(select(AwayPeriodRow)).all()
+    assert [(str(r.first_day), str(r.last_day)) for r in rows] == [("2026-12-20", "2027-01-03")]

@@ -1,0 +1,252 @@
+"""Time away: ``/away FROM TO`` pauses the acting user's streak for those local dates
+(inclusive, in their own zone) without spending freezes; the evening nudges stop with it,
+because a day away is never due (see :mod:`bot.core.streaks`).
+
+Grammar::
+
+    /away FROM TO | FROM to TO | DAY    add a period (dates: 2026-12-20, dec 20, friday, …)
+    /away [list]                        current and upcoming periods
+    /away off                           back now: end the current period (yesterday is its last day)
+    /away cancel ID                     cancel a period
+
+Dates are read with dateparser (English, future dates preferred, relative to the injected
+clock in the user's zone); an ISO-looking date must be a real one. Bad input raises a
+``UserError``, so nothing is written.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from typing import Final, Protocol
+
+from bot.core.context import Context
+from bot.core.errors import UserError
+from bot.core.messages import Outgoing, say
+from bot.core.model import User
+from bot.core.ports import Port, UnitOfWork
+
+MAX_DAYS: Final = 90
+MAX_AHEAD: Final = timedelta(days=365)
+MAX_UPCOMING: Final = 10
+USAGE: Final = (
+    "Usage: /away FROM TO (e.g. /away 2026-12-20 2027-01-03 or /away dec 20 to jan 3), "
+    "/away off when you are back, /away list, /away cancel ID."
+)
+_SEPARATORS: Final = re.compile(r"\s+(?:to|until|till|through)\s+|\s*[–—]\s*|\s+-\s+", re.I)
+_ISO_LIKE: Final = re.compile(r"^\d{4}-\d{1,2}-\d{1,2}$")
+
+
+@dataclass(frozen=True, slots=True)
+class AwayPeriod:
+    """A user's time away: local dates ``first`` to ``last``, both included."""
+
+    id: int
+    user_id: int
+    first: date
+    last: date
+
+    @property
+    def days(self) -> int:
+        return (self.last - self.first).days + 1
+
+
+class AwayRepository(Protocol):
+    """Time-away periods; every method is scoped by the user's workspace."""
+
+    def add(self, user: User, first: date, last: date, now: datetime) -> AwayPeriod: ...
+
+    def periods(self, user: User, from_day: date) -> list[AwayPeriod]:
+        """The user's periods that end on or after ``from_day``, earliest first."""
+        ...
+
+    def ranges(self, user: User, first: date, last: date) -> list[tuple[date, date]]:
+        """(first, last) of the user's periods that overlap ``first``..``last``."""
+        ...
+
+    def set_last(self, user: User, period_id: int, last: date) -> None: ...
+
+    def delete(self, user: User, period_id: int) -> bool:
+        """Delete the user's own period ``period_id``; False when there is none."""
+        ...
+
+
+AWAY = Port[AwayRepository]("away")
+
+
+# -- parsing ------------------------------------------------------------------------------
+
+
+def parse_day(text: str, today: date) -> date | None:
+    """One local date from ``text``, relative to ``today``; None when it is not a date."""
+    text = text.strip()
+    if not text:
+        return None
+    if _ISO_LIKE.match(text):
+        try:
+            return date.fromisoformat("-".join(f"{int(p):02d}" for p in text.split("-")))
+        except ValueError:
+            return None
+    import dateparser  # imported here: it is slow to load and only a few commands need it
+
+    parsed = dateparser.parse(
+        text,
+        languages=["en"],
+        settings={
+            "PREFER_DATES_FROM": "future",
+            "RELATIVE_BASE": datetime.combine(today, datetime.min.time()),
+            "RETURN_AS_TIMEZONE_AWARE": False,
+        },
+    )
+    return None if parsed is None else parsed.date()
+
+
+def parse_period(text: str, today: date) -> tuple[date, date]:
+    """(first, last) from ``FROM TO``, ``FROM to TO`` or a single ``DAY``; raises UserError."""
+    text = " ".join(text.split())
+    parts = _SEPARATORS.split(text, maxsplit=1)
+    if len(parts) == 2:
+        first, last = parse_day(parts[0], today), parse_day(parts[1], today)
+        if first is None or last is None:
+            bad = parts[0] if first is None else parts[1]
+            raise UserError(f"{bad[:40]!r} is not a date. {USAGE}")
+        return first, last
+    single = parse_day(text, today)
+    if single is not None:
+        return single, single
+    words = text.split(" ")
+    middle = len(words) / 2
+    for cut in sorted(range(1, len(words)), key=lambda i: abs(i - middle)):
+        first = parse_day(" ".join(words[:cut]), today)
+        last = parse_day(" ".join(words[cut:]), today)
+        if first is not None and last is not None:
+            return first, last
+    if len(words) == 2:
+        bad = words[0] if parse_day(words[0], today) is None else words[1]
+        raise UserError(f"{bad[:40]!r} is not a date. {USAGE}")
+    raise UserError(f"I could not read {text[:60]!r} as dates. {USAGE}")
+
+
+def check_period(first: date, last: date, today: date, existing: Sequence[AwayPeriod]) -> None:
+    """Raise UserError unless ``first``..``last`` is a period the user may add."""
+    if last < first:
+        raise UserError(
+            f"Time away ends before it starts ({describe_day(first)} to {describe_day(last)}). "
+            "Give the first day, then the last."
+        )
+    if first < today:
+        raise UserError(
+            f"Time away can start today ({describe_day(today)}) at the earliest: a day that "
+            "has passed cannot be taken back."
+        )
+    if first - today > MAX_AHEAD:
+        raise UserError("Time away can start at most a year from today.")
+    if (last - first).days + 1 > MAX_DAYS:
+        raise UserError(f"Time away lasts at most {MAX_DAYS} days; add another period later.")
+    for period in existing:
+        if period.first <= last and first <= period.last:
+            raise UserError(
+                f"That overlaps your time away #{period.id} ({describe(period)}). "
+                f"Cancel it first with /away cancel {period.id}."
+            )
+    if len(existing) >= MAX_UPCOMING:
+        raise UserError(f"You have {MAX_UPCOMING} periods of time away planned already.")
+
+
+# -- describing ---------------------------------------------------------------------------
+
+
+def describe_day(day: date) -> str:
+    return day.strftime("%a %d %b %Y")
+
+
+def describe(period: AwayPeriod) -> str:
+    days = "1 day" if period.days == 1 else f"{period.days} days"
+    if period.first == period.last:
+        return f"{describe_day(period.first)}, {days}"
+    return f"{describe_day(period.first)} to {describe_day(period.last)}, {days}"
+
+
+def away_note(uow: UnitOfWork, user: User, today: date) -> str:
+    """One line for /streak and the App Home: away now, or the next period; "" if none."""
+    periods = uow[AWAY].periods(user, today)
+    if not periods:
+        return ""
+    period = periods[0]
+    if period.first <= today:
+        return (
+            f"✈ Away until {describe_day(period.last)}: your streak is paused "
+            "(no freeze spent, no reminders). /away off when you are back."
+        )
+    return f"✈ Time away planned: {describe(period)}."
+
+
+# -- the command --------------------------------------------------------------------------
+
+
+def away_command(ctx: Context, args: str) -> list[Outgoing]:
+    """``/away``: add, list, end or cancel the acting user's time away."""
+    today = ctx.now.astimezone(ctx.user_zone).date()
+    words = args.split()
+    head = words[0].lower() if words else ""
+    if head in ("", "list"):
+        if len(words) > 1:
+            raise UserError(USAGE)
+        text = _listing(ctx, today)
+    elif head == "off":
+        if len(words) > 1:
+            raise UserError(USAGE)
+        text = _back(ctx, today)
+    elif head == "cancel":
+        text = _cancel(ctx, words[1:])
+    else:
+        text = _add(ctx, args, today)
+    return [say(ctx.user.external_id, text, channel=ctx.channel.external_id)]
+
+
+def _listing(ctx: Context, today: date) -> str:
+    periods = ctx.uow[AWAY].periods(ctx.user, today)
+    if not periods:
+        return "You have no time away planned. " + USAGE
+    lines = ["Your time away (your streak pauses, no freeze spent, no reminders):"]
+    for period in periods:
+        now = " · now" if period.first <= today else ""
+        lines.append(f"#{period.id} {describe(period)}{now}")
+    lines.append("Cancel one with /away cancel ID; /away off when you are back early.")
+    return "\n".join(lines)
+
+
+def _back(ctx: Context, today: date) -> str:
+    current = [p for p in ctx.uow[AWAY].periods(ctx.user, today) if p.first <= today]
+    if not current:
+        return "You are not away now, so there is nothing to end. " + (
+            "See /away list for what is planned."
+        )
+    period = current[0]
+    if period.first >= today:
+        ctx.uow[AWAY].delete(ctx.user, period.id)
+    else:
+        ctx.uow[AWAY].set_last(ctx.user, period.id, today - timedelta(days=1))
+    return "Welcome back! Today counts for your streak again."
+
+
+def _cancel(ctx: Context, words: Sequence[str]) -> str:
+    if len(words) != 1 or not words[0].lstrip("#").isdigit():
+        raise UserError("Usage: /away cancel ID (the number /away list shows).")
+    period_id = int(words[0].lstrip("#"))
+    if period_id >= 2**31 or not ctx.uow[AWAY].delete(ctx.user, period_id):
+        raise UserError(f"You have no time away #{period_id}. See /away list.")
+    return f"Time away #{period_id} is cancelled."
+
+
+def _add(ctx: Context, args: str, today: date) -> str:
+    first, last = parse_period(args, today)
+    check_period(first, last, today, ctx.uow[AWAY].periods(ctx.user, today))
+    period = ctx.uow[AWAY].add(ctx.user, first, last, ctx.now)
+    return (
+        f"Time away #{period.id}: {describe(period)}. Your streak pauses on those days "
+        "(no freeze is spent) and you get no reminders. /away off ends it early; "
+        f"/away cancel {period.id} removes it."
+    )

@@ -1,0 +1,121 @@
+"""Choice and multi answers written as text: a choice is named when the answer clearly
+points to it and to no other; words shared between choices do not count, a fragment that
+fits a wrong choice better names the wrong one, and a choice mentioned as an exception is
+not named."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from bot.core.content import Question, question_from_dict
+from bot.core.grading import Verdict, grade
+
+
+def make(kind: str, choices: list[str], answer: Any) -> Question:
+    return question_from_dict(
+        {
+            "id": "q",
+            "topic": "mig",
+            "role": ["eng"],
+            "difficulty": 1,
+            "kind": kind,
+            "prompt": "Which?",
+            "choices": choices,
+            "answer": answer,
+            "explanation": "Because.",
+            "sources": ["https://example.com"],
+        },
+        "t",
+    )
+
+
+MEMORY = make(
+    "choice",
+    [
+        "HBM2e at about 2 TB/s",
+        "HBM3 at about 3.35 TB/s",
+        "GDDR6X at about 1 TB/s",
+        "HBM3e at about 4.8 TB/s",
+    ],
+    "HBM3 at about 3.35 TB/s",
+)
+COPIES = make(
+    "choice",
+    [
+        "Only compute kernels, not memory copies",
+        "Only memory copies, not kernels",
+        "Kernels and copies alike",
+        "Only host callbacks",
+    ],
+    "Only compute kernels, not memory copies",
+)
+GPUS = make("multi", ["H100", "L4", "B200", "T4"], ["H100", "B200"])
+GENERATION = make(
+    "choice",
+    ["Third generation", "Fourth generation", "Fifth generation", "Second generation"],
+    "Third generation",
+)
+
+
+def verdict(question: Question, answer: str) -> Verdict:
+    return grade(question, answer).verdict
+
+
+@pytest.mark.parametrize(
+    "answer",
+    ["the second one", "option two", "Option 2", "#2", "2nd option", "3.35 TB/s", "about 3.35TB/s"],
+)
+def test_a_choice_named_by_its_place_or_its_figure_is_named(answer: str) -> None:
+    assert verdict(MEMORY, answer) is Verdict.CORRECT
+
+
+@pytest.mark.parametrize("answer", ["the last one", "option four", "4.8 TB/s", "the third choice"])
+def test_another_place_or_figure_names_another_choice(answer: str) -> None:
+    result = grade(MEMORY, answer)
+    assert result.answered and result.verdict is Verdict.INCORRECT
+
+
+def test_words_every_choice_shares_name_no_choice() -> None:
+    result = grade(MEMORY, "at about TB/s")
+    assert not result.answered
+
+
+@pytest.mark.parametrize(
+    "answer", ["kernels only, copies aren't affected", "compute kernels, no copies"]
+)
+def test_a_fragment_with_its_denial_names_the_choice_it_fits(answer: str) -> None:
+    assert verdict(COPIES, answer) is Verdict.CORRECT
+
+
+def test_the_same_words_with_the_denial_swapped_name_the_other_choice() -> None:
+    result = grade(COPIES, "copies only, kernels aren't affected")
+    assert result.answered and result.verdict is Verdict.INCORRECT
+
+
+@pytest.mark.parametrize("answer", ["third gen", "gen 3, not 4", "3rd generation"])
+def test_ordinals_and_abbreviations_name_a_choice(answer: str) -> None:
+    assert verdict(GENERATION, answer) is Verdict.CORRECT
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "H100 and B200; the L4 can't do it",
+        "H100, B200, not the T4",
+        "all except L4 and T4",
+        "everything but the L4 and the T4",
+    ],
+)
+def test_choices_mentioned_as_exceptions_are_not_named(answer: str) -> None:
+    assert verdict(GPUS, answer) is Verdict.CORRECT
+
+
+def test_an_exception_that_leaves_a_wrong_choice_in_is_wrong() -> None:
+    assert verdict(GPUS, "all except the T4") is Verdict.INCORRECT
+
+
+def test_all_of_them_names_every_choice() -> None:
+    assert verdict(GPUS, "all of them") is Verdict.INCORRECT
+    assert grade(GPUS, "all of them").answered
