@@ -143,9 +143,8 @@ class SlackAdapter:
             ],
         )
         # ... while the outbox hands a 429 back to the delivery layer as RetryLater.
-        self.notifier: Notifier = SlackNotifier(
-            SlackSender(AsyncWebClient(token=token, base_url=base_url))
-        )
+        self.delivery_client = AsyncWebClient(token=token, base_url=base_url)
+        self.notifier: Notifier = SlackNotifier(SlackSender(self.delivery_client))
         self.sender = SlackSender(self.client)
         self.users = user_directory or UserDirectory(self.client, settings.admin_ids)
         self.app_token = (
@@ -163,6 +162,7 @@ class SlackAdapter:
         self.socket_handler: AsyncSocketModeHandler | None = None
         # Socket Mode URLs come from a client without retry handlers: its callers retry.
         self.socket_client = AsyncWebClient(base_url=base_url, retry_handlers=[])
+        self._session: aiohttp.ClientSession | None = None
         self._busy = 0
         self._idle = asyncio.Event()
         self._idle.set()
@@ -182,7 +182,15 @@ class SlackAdapter:
 
     async def start(self) -> None:
         """Open the Socket Mode connection when an app token is set, waiting (and retrying)
-        while Slack cannot be reached; a ConfigError when Slack refuses the app token."""
+        while Slack cannot be reached; a ConfigError when Slack refuses the app token.
+
+        Web API calls share one HTTP session (kept-alive connections) from here until
+        :meth:`stop`; without it slack-sdk opens a session and a connection per call."""
+        if self._session is None:
+            # The SDK's own per-call sessions carry its timeout; a shared one must too.
+            timeout = aiohttp.ClientTimeout(total=self.client.timeout)
+            self._session = aiohttp.ClientSession(timeout=timeout)
+            self.client.session = self.delivery_client.session = self._session
         if self.app_token is None:
             log.info("Slack: HTTP mode at %s", EVENTS_PATH)
             return
@@ -233,6 +241,11 @@ class SlackAdapter:
             await self.socket_handler.close_async()  # type: ignore[no-untyped-call]
             self.socket_handler = None
             log.info("Slack: disconnected")
+        if self._session is not None:
+            # Calls still to come (the outbox's last pass) open their own session again.
+            self.client.session = self.delivery_client.session = None
+            await self._session.close()
+            self._session = None
 
     async def _endpoint(self, request: Request) -> Response:
         """``POST /slack/events``: the signature is checked on the raw bytes first, so an
