@@ -32,6 +32,7 @@ from bot.core.streaks import StreakNudgeJob
 from bot.db import migrate
 from bot.db.engine import check_connection, make_engine, make_session_factory
 from bot.db.questions import sync_questions
+from bot.db.seen import DeliveryLog
 from bot.db.uow import SqlUnitOfWork
 from bot.delivery import Notifier, OutboxDeliverer
 from bot.metrics import EVENT_SECONDS, EVENTS
@@ -50,6 +51,23 @@ class App:
     bot: StudyBot
     runner: DueRunner
     notifiers: dict[str, Notifier] = field(default_factory=dict)
+    deliveries: DeliveryLog | None = None
+
+    def __post_init__(self) -> None:
+        if self.deliveries is None:
+            self.deliveries = DeliveryLog(self.engine)
+
+    async def first_delivery(self, platform: str, key: str) -> bool:
+        """True the first time a platform delivery (``key``: an event, trigger or
+        interaction id) reaches any worker on this database, False for a retry or replay.
+        An empty key cannot be told apart, so it is always first. Raises the database's
+        error."""
+        if not key:
+            return True
+        assert self.deliveries is not None
+        return await asyncio.to_thread(
+            self.deliveries.first_delivery, platform, key, self.clock.now()
+        )
 
     def register_notifier(self, platform: str, notifier: Notifier) -> None:
         """Deliver ``platform``'s outbox messages through ``notifier`` (each adapter calls

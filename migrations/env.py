@@ -30,8 +30,12 @@ def _configure(connection: Connection) -> None:
 
 
 def run_migrations_offline() -> None:
-    context.configure(url=_url(), target_metadata=target_metadata, literal_binds=True,
-                      render_as_batch=_url().startswith("sqlite"))
+    context.configure(
+        url=_url(),
+        target_metadata=target_metadata,
+        literal_binds=True,
+        render_as_batch=_url().startswith("sqlite"),
+    )
     with context.begin_transaction():
         context.run_migrations()
 
@@ -43,8 +47,9 @@ def run_migrations_online() -> None:
         with context.begin_transaction():
             context.run_migrations()
         return
-    engine = engine_from_config({"sqlalchemy.url": _url()}, prefix="sqlalchemy.",
-                                poolclass=pool.NullPool)
+    engine = engine_from_config(
+        {"sqlalchemy.url": _url()}, prefix="sqlalchemy.", poolclass=pool.NullPool
+    )
     with engine.connect() as conn:
         _configure(conn)
         with context.begin_transaction():

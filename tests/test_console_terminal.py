@@ -147,9 +147,7 @@ async def test_ctrl_d_leaves(mapp: App) -> None:
         assert term.task.done() and term.task.exception() is None
 
 
-async def test_what_falls_due_prints_while_nobody_types(
-    mapp: App, mclock: SimulatedClock
-) -> None:
+async def test_what_falls_due_prints_while_nobody_types(mapp: App, mclock: SimulatedClock) -> None:
     async with terminal(mapp) as term:
         await term.line(f"/mock schedule in 1 hour technical{ENTER}", "Mock #1 scheduled")
         mclock.advance(timedelta(hours=1))  # time passes; nobody presses a key

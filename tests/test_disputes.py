@@ -23,6 +23,7 @@ from bot.config import Settings
 from bot.core.bank import QuestionBank
 from bot.core.clock import SimulatedClock
 from bot.core.content import question_from_dict
+from bot.core.grading import GRADER_VERSION
 from bot.core.messages import Delivery, Outgoing
 from bot.db.models import (
     ActivityDayRow,
@@ -270,7 +271,7 @@ def test_accepting_as_correct_regrades_the_attempt_points_and_board_follow_and_t
     with app.session_factory() as session:
         history = session.scalars(select(AttemptGradeRow).order_by(AttemptGradeRow.id)).all()
     assert [(g.verdict, g.grader_version) for g in history] == [
-        ("incorrect", "1.0"),
+        ("incorrect", GRADER_VERSION),
         ("correct", "dispute#1"),
     ]
     assert f"{POINTS} pts" in alice.say("/leaderboard all")
@@ -435,7 +436,11 @@ def test_accepted_disputes_export_as_labelled_examples_the_grade_command_reads(
     (line,) = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
     assert line["id"] == DAILY.id and line["answer"] == "B"
     assert (line["label"], line["score"]) == ("partial", 0.5)
-    assert (line["graded"], line["graded_score"], line["grader"]) == ("incorrect", 0.0, "1.0")
+    assert (line["graded"], line["graded_score"], line["grader"]) == (
+        "incorrect",
+        0.0,
+        GRADER_VERSION,
+    )
     assert (line["reason"], line["note"]) == ("alpha, typed as B", "close enough")
     assert "alice" not in json.dumps(line)  # no user is named
     pack = tmp_path / "pack.yaml"

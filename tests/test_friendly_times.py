@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from sqlalchemy import select
 
 from bot.bootstrap import App
+from bot.core.daily.schedule import default_schedule, parse_schedule_args
 from bot.core.errors import UserError
 from bot.core.mock.times import parse_when
 from bot.core.timezones import parse_zone
@@ -124,3 +125,39 @@ def test_an_abbreviation_that_is_no_zone_suggests_its_city_zone_and_changes_noth
         assert session.scalars(select(UserRow.timezone)).one() == "Europe/Berlin"
     with pytest.raises(UserError, match=city):
         parse_zone(typed)
+
+
+WORDS = st.sampled_from(
+    [
+        "every",
+        "day",
+        "at",
+        "9:00",
+        "PM",
+        "pm",
+        "on",
+        "weekdays",
+        "and",
+        "mon",
+        "fridays",
+        "7",
+        "a.m.",
+        "each",
+        "weekend",
+        "Europe/Berlin",
+        "topics=mig",
+        "banana",
+        ",",
+        "tue-thu",
+    ]
+)
+
+
+@given(st.lists(WORDS, max_size=8))
+def test_any_schedule_words_give_a_schedule_or_a_friendly_error(words: list[str]) -> None:
+    current = default_schedule(1, 1, "UTC", NOW)
+    try:
+        schedule = parse_schedule_args(current, words, ["mig", "mps"])
+    except UserError:
+        return
+    assert schedule.weekdays and schedule.local_time is not None

@@ -319,3 +319,26 @@ def test_a_shorthand_makes_the_point_its_words_make(shorthand: str, spelt: str) 
     )  # fmt: skip
     assert grade(question, f"I think {shorthand}, really").verdict is Verdict.CORRECT
     assert grade(question, "something else entirely").verdict is Verdict.INCORRECT
+
+
+@pytest.mark.parametrize(
+    ("answer", "made"),
+    [
+        ("about 0.45 TB/s each way", True),
+        ("450 GB/s per direction", True),
+        ("450,000 MB/s", True),
+        ("0.9 TB/s", False),
+        ("not 0.45 TB/s", False),
+        ("450 GB", False),
+    ],
+)
+def test_a_quantity_in_a_rubric_phrase_is_compared_in_any_unit(answer: str, made: bool) -> None:
+    from bot.core.content import RubricPoint
+
+    point = RubricPoint(point="per direction", weight=1.0, any=("450 GB/s",))
+    question = Question(
+        id="o", pack="t", topic="mig", roles=("eng",), difficulty=1, kind="open",
+        prompt="How fast?", explanation="Because.", sources=("https://example.org/doc",),
+        rubric=(point,),
+    )  # fmt: skip
+    assert (grade(question, answer).verdict is Verdict.CORRECT) is made

@@ -42,9 +42,9 @@ __all__ = ["mapp", "mchat", "mclock", "mock_bank"]  # fixtures shared with test_
 FRIDAY_15 = datetime(2026, 12, 4, 14, 0, tzinfo=UTC)  # 15:00 Berlin, 09:00 New York
 
 
-def restart(db_url: str, clock: SimulatedClock, bank: QuestionBank, user: str = "alice") -> tuple[
-    App, Transcript
-]:
+def restart(
+    db_url: str, clock: SimulatedClock, bank: QuestionBank, user: str = "alice"
+) -> tuple[App, Transcript]:
     """The bot starts again on the same database: it delivers what fell due meanwhile."""
     app = make_app(db_url, clock, bank)
     return app, open_chat(app, user)

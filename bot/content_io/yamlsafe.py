@@ -8,6 +8,7 @@ import yaml
 from yaml.constructor import ConstructorError
 from yaml.nodes import MappingNode, Node
 
+from bot.core.content import MAX_YAML_BYTES, yaml_bounds_problem
 from bot.core.errors import ContentError
 
 
@@ -47,8 +48,11 @@ def load_yaml(text: str, name: str) -> tuple[Any, dict[Any, int]]:
     """Parse one YAML document; return it and the line of each top-level key.
 
     Raises ContentError with one line when the text is not valid YAML, holds
-    several documents, or repeats a key.
+    several documents, repeats a key, is larger than ``MAX_YAML_BYTES``, or holds more
+    than ``MAX_YAML_NODES`` nodes once its aliases are expanded.
     """
+    if len(text) > MAX_YAML_BYTES:
+        raise ContentError([f"{name}: larger than {MAX_YAML_BYTES // (1024 * 1024)} MiB"])
     try:
         loader = _StrictLoader(text)
     except yaml.YAMLError as exc:
@@ -57,6 +61,9 @@ def load_yaml(text: str, name: str) -> tuple[Any, dict[Any, int]]:
         node: Node | None = loader.get_single_node()
         if node is None:
             return None, {}
+        problem = yaml_bounds_problem(node, name)
+        if problem is not None:
+            raise ContentError([problem])
         data = loader.construct_document(node)
         lines: dict[Any, int] = {}
         if isinstance(node, MappingNode):

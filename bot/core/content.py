@@ -103,6 +103,7 @@ class Question:
     units: tuple[str, ...] = ()
     rubric: tuple[RubricPoint, ...] = ()
     model_answer: str | None = None
+    model_answers: tuple[str, ...] = ()
     pass_score: float = DEFAULT_PASS_SCORE
     tags: tuple[str, ...] = ()
     content_hash: str = ""
@@ -194,6 +195,7 @@ def question_from_dict(raw: Mapping[str, Any], pack: str) -> Question:
         correct = _as_tuple(raw.get("answer"))
     elif kind == "numeric":
         value = float(raw["answer"])
+    models = tuple(m.strip() for m in _as_tuple(raw.get("model_answer")) if m.strip())
     rubric = tuple(
         RubricPoint(
             point=str(p["point"]),
@@ -221,7 +223,8 @@ def question_from_dict(raw: Mapping[str, Any], pack: str) -> Question:
         unit=str(raw.get("unit", "")),
         units=_as_tuple(raw.get("units")),
         rubric=rubric,
-        model_answer=str(raw["model_answer"]).strip() if raw.get("model_answer") else None,
+        model_answer=models[0] if models else None,
+        model_answers=models,
         pass_score=float(raw.get("pass_score", DEFAULT_PASS_SCORE)),
         tags=_as_tuple(raw.get("tags")),
         content_hash=_hash(raw),
@@ -276,16 +279,73 @@ def parse_pack(data: Any, source: str, path: Path | None = None) -> Pack:
     return Pack(pack=pack_id, title=str(data["title"]), path=path, questions=questions)
 
 
+#: Bounds on a YAML file, before anything is built from it: its size, and the number of nodes
+#: it holds once aliases are expanded (a 700-byte "billion laughs" file expands to billions;
+#: the largest shipped pack to about 20,000).
+MAX_YAML_BYTES = 8 * 1024 * 1024
+MAX_YAML_NODES = 1_000_000
+
+
+def yaml_bounds_problem(node: yaml.Node, name: str, limit: int = MAX_YAML_NODES) -> str | None:
+    """Why the composed document ``node`` is too big to build (more than ``limit`` nodes
+    with every alias expanded, or an alias that contains itself), or None. Linear in the
+    distinct nodes: each one's expanded size is computed once."""
+    sizes: dict[int, int] = {}
+    open_nodes: set[int] = set()
+    stack: list[tuple[yaml.Node, bool]] = [(node, False)]
+    while stack:
+        current, children_done = stack.pop()
+        key = id(current)
+        if key in sizes:
+            continue
+        children = _children(current)
+        if children_done:
+            open_nodes.discard(key)
+            sizes[key] = 1 + sum(sizes[id(c)] for c in children)
+            if sizes[key] > limit:
+                return f"{name}: too large once its aliases are expanded (over {limit} nodes)"
+            continue
+        if key in open_nodes:
+            return f"{name}: an alias refers to a node that contains it"
+        open_nodes.add(key)
+        stack.append((current, True))
+        for child in children:
+            if id(child) in open_nodes:
+                return f"{name}: an alias refers to a node that contains it"
+            stack.append((child, False))
+    return None
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    return []
+
+
 def read_yaml(path: Path) -> Any:
-    """Read a YAML file, turning unreadable files into ContentError."""
+    """Read a YAML file, turning unreadable, oversized or alias-bombed files into
+    ContentError."""
     try:
+        if path.stat().st_size > MAX_YAML_BYTES:
+            raise ContentError([f"{path}: larger than {MAX_YAML_BYTES // (1024 * 1024)} MiB"])
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise ContentError([f"{path}: cannot read: {exc}"]) from exc
+    loader = _SafeLoader(text)
     try:
-        return yaml.load(text, Loader=_SafeLoader)
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        problem = yaml_bounds_problem(node, str(path))
+        if problem is not None:
+            raise ContentError([problem])
+        return loader.construct_document(node)
     except yaml.YAMLError as exc:
         raise ContentError([f"{path}: not valid YAML: {exc}"]) from exc
+    finally:
+        loader.dispose()
 
 
 def load_pack(path: Path) -> Pack:

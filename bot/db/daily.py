@@ -47,7 +47,7 @@ from bot.db.models import (
     UserRow,
     WorkspaceRow,
 )
-from bot.db.repositories import OUTBOX_ADDED, _channel, _prompt, _user
+from bot.db.repositories import OUTBOX_ADDED, _channel, _prompt, _user, insert_row
 
 INSERT_CHUNK = 500
 
@@ -439,31 +439,48 @@ class SqlStreaks(_Repo):
     def __init__(self, session: Session, clock: Clock) -> None:
         super().__init__(session, clock)
         self._zones: dict[int, str] = {}
+        # Streak rows this transaction read FOR UPDATE (None: there was none), by user id:
+        # the lock holds until the end of the transaction, so ``save`` need not read again.
+        self._locked: dict[int, StreakRow | None] = {}
 
     def _row(self, user: User) -> StreakRow | None:
-        return self.session.scalars(
+        row = self.session.scalars(
             select(StreakRow)
             .where(StreakRow.user_id == user.id, StreakRow.workspace_id == user.workspace_id)
             .with_for_update()
         ).one_or_none()
+        self._locked[user.id] = row
+        return row
 
     def get(self, user: User) -> StreakState:
         row = self._row(user)
         return _state(row) if row is not None else StreakState()
 
     def save(self, user: User, state: StreakState) -> None:
-        row = self._row(user)
+        row = self._locked[user.id] if user.id in self._locked else self._row(user)
         if row is None:
-            row = StreakRow(user_id=user.id, workspace_id=user.workspace_id)
-            try:
-                with self.session.begin_nested():
-                    self._fill(row, state)
-                    self.session.add(row)
+            inserted = insert_row(
+                self.session,
+                StreakRow,
+                {"user_id": user.id, "workspace_id": user.workspace_id, **self._values(state)},
+            )
+            if inserted is not None:
+                del self._locked[user.id]  # a second save reads the new row
                 return
-            except IntegrityError:
-                row = self._row(user)
-                assert row is not None
+            row = self._row(user)  # another transaction created it first
+            assert row is not None
         self._fill(row, state)
+
+    def _values(self, state: StreakState) -> dict[str, Any]:
+        return {
+            "current": state.current,
+            "longest": state.longest,
+            "freezes": state.freezes,
+            "last_day": state.last_day,
+            "last_zone": state.last_zone,
+            "nudge_at": state.nudge_at,
+            "updated_at": self.clock.now(),
+        }
 
     def _fill(self, row: StreakRow, state: StreakState) -> None:
         row.current, row.longest, row.freezes = state.current, state.longest, state.freezes
@@ -473,19 +490,20 @@ class SqlStreaks(_Repo):
     def add_day(self, user: User, day: date, *, answers: int = 1, frozen: bool = False) -> None:
         row = self.session.get(ActivityDayRow, (user.id, day))
         if row is None:
-            row = ActivityDayRow(
-                user_id=user.id,
-                local_date=day,
-                workspace_id=user.workspace_id,
-                answers=answers,
-                frozen=frozen,
+            inserted = insert_row(
+                self.session,
+                ActivityDayRow,
+                {
+                    "user_id": user.id,
+                    "local_date": day,
+                    "workspace_id": user.workspace_id,
+                    "answers": answers,
+                    "frozen": frozen,
+                },
             )
-            try:
-                with self.session.begin_nested():
-                    self.session.add(row)
+            if inserted is not None:
                 return
-            except IntegrityError:
-                row = self.session.get_one(ActivityDayRow, (user.id, day))
+            row = self.session.get_one(ActivityDayRow, (user.id, day))
         row.answers += answers
         row.frozen = row.frozen or frozen
 

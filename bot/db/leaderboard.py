@@ -7,9 +7,9 @@ on SQLite and PostgreSQL); boards read the index on (workspace, period, points).
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import and_, exists, func, select, update
+from sqlalchemy import Table, and_, exists, func, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 
@@ -28,6 +28,22 @@ from bot.db.models import (
 from bot.db.repositories import _channel, _Repo, _workspace
 
 PB = PointsBucketRow
+_UPSERTS: dict[str, Any] = {}
+
+
+def _upsert(dialect: str) -> Any:
+    """``INSERT … ON CONFLICT (user_id, period) DO UPDATE`` adding points and answers."""
+    if dialect not in _UPSERTS:
+        table = cast(Table, PB.__table__)
+        stmt: Any = (postgresql.insert if dialect == "postgresql" else sqlite.insert)(table)
+        _UPSERTS[dialect] = stmt.on_conflict_do_update(
+            index_elements=[table.c.user_id, table.c.period],
+            set_={
+                "points": table.c.points + stmt.excluded.points,
+                "answers": table.c.answers + stmt.excluded.answers,
+            },
+        )
+    return _UPSERTS[dialect]
 
 
 class SqlLeaderboard(_Repo):
@@ -44,18 +60,10 @@ class SqlLeaderboard(_Repo):
             }
             for p in periods
         ]
-        if self.session.get_bind().dialect.name == "postgresql":
-            stmt: Any = postgresql.insert(PB).values(values)
-        else:
-            stmt = sqlite.insert(PB).values(values)
-        stmt = stmt.on_conflict_do_update(
-            index_elements=[PB.user_id, PB.period],
-            set_={
-                "points": PB.points + stmt.excluded.points,
-                "answers": PB.answers + stmt.excluded.answers,
-            },
-        )
-        self.session.execute(stmt)
+        # One statement, built once per dialect, run with a parameter set per period; no
+        # autoflush: the points rows refer to nothing the session may hold unflushed.
+        with self.session.no_autoflush:
+            self.session.execute(_upsert(self.session.get_bind().dialect.name), values)
 
     def _scoped(self, query: Any, workspace: Workspace, period: str, team_id: int | None) -> Any:
         query = query.where(PB.workspace_id == workspace.id, PB.period == period, PB.points > 0)

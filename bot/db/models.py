@@ -498,3 +498,16 @@ class DisputeRow(Base):
     verdict_after: Mapped[str | None] = mapped_column(String(16))
     score_after: Mapped[float | None] = mapped_column(Float)
     note: Mapped[str] = mapped_column(Text, default="")
+
+
+class DeliverySeenRow(Base):
+    """A platform delivery already taken (a Slack event or trigger, a Discord interaction),
+    so that a retry or replay reaching any worker is handled once. Kept for an hour: Slack
+    refuses requests older than five minutes and retries for less, and a Discord
+    interaction's token lasts fifteen."""
+
+    __tablename__ = "delivery_seen"
+
+    platform: Mapped[str] = mapped_column(String(16), primary_key=True)
+    key: Mapped[str] = mapped_column(String(200), primary_key=True)
+    seen_at: Mapped[datetime] = mapped_column(index=True)

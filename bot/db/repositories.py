@@ -7,9 +7,10 @@ workspace.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from sqlalchemy import Select, func, or_, select
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -76,20 +77,45 @@ def _attempt(row: AttemptRow, feedback: str = "") -> Attempt:
     )
 
 
+_INSERTS: dict[tuple[str, str, bool], Any] = {}
+
+
+def insert_row(
+    session: Session, model: Any, values: dict[str, Any], *, skip_conflict: bool = True
+) -> Any:
+    """Insert one row of ``model``'s table, ``INSERT … ON CONFLICT DO NOTHING`` (where
+    ``skip_conflict``; SQLite and PostgreSQL) ``RETURNING`` its first primary key column.
+
+    The key, or None when a unique constraint kept the row out. No savepoint and no ORM
+    object: the statement is built once per dialect and table, and the session's identity
+    map does not hold the row (read it with a query, or build a detached one)."""
+    dialect = session.get_bind().dialect.name
+    cache_key = (dialect, model.__tablename__, skip_conflict)
+    stmt = _INSERTS.get(cache_key)
+    if stmt is None:
+        table = model.__table__
+        stmt = (postgresql.insert if dialect == "postgresql" else sqlite.insert)(table)
+        if skip_conflict:
+            stmt = stmt.on_conflict_do_nothing()
+        stmt = stmt.returning(next(iter(table.primary_key.columns)))
+        _INSERTS[cache_key] = stmt
+    return session.execute(stmt, values).scalar()
+
+
 class _Repo:
     def __init__(self, session: Session, clock: Clock) -> None:
         self.session = session
         self.clock = clock
 
-    def _insert_or_get(self, row: _R, lookup: Select[Any]) -> _R:
-        """Insert ``row`` in a savepoint; if a unique constraint hits, return the row
-        another transaction (or worker) created first."""
-        try:
-            with self.session.begin_nested():
-                self.session.add(row)
-        except IntegrityError:
+    def _insert_or_get(self, model: type[_R], values: dict[str, Any], lookup: Select[Any]) -> _R:
+        """Insert a ``model`` row of ``values`` (``INSERT … ON CONFLICT DO NOTHING``, no
+        savepoint); if a unique constraint hits, return the row another transaction (or
+        worker) created first. A new row comes back detached, for reading."""
+        new_id = insert_row(self.session, model, values)
+        if new_id is None:
             existing: _R = self.session.scalars(lookup).one()
             return existing
+        row: _R = cast(Any, model)(id=new_id, **values)
         return row
 
 
@@ -101,13 +127,14 @@ class SqlWorkspaces(_Repo):
         row = self.session.scalars(query).one_or_none()
         if row is None:
             row = self._insert_or_get(
-                WorkspaceRow(
-                    platform=platform,
-                    external_id=external_id,
-                    name=name,
-                    timezone="UTC",
-                    created_at=self.clock.now(),
-                ),
+                WorkspaceRow,
+                {
+                    "platform": platform,
+                    "external_id": external_id,
+                    "name": name,
+                    "timezone": "UTC",
+                    "created_at": self.clock.now(),
+                },
                 query,
             )
         return _workspace(row)
@@ -123,14 +150,15 @@ class SqlUsers(_Repo):
         row = self.session.scalars(query).one_or_none()
         if row is None:
             row = self._insert_or_get(
-                UserRow(
-                    workspace_id=workspace.id,
-                    external_id=external_id,
-                    name=name or external_id,
-                    timezone=timezone,
-                    nudges=True,
-                    created_at=self.clock.now(),
-                ),
+                UserRow,
+                {
+                    "workspace_id": workspace.id,
+                    "external_id": external_id,
+                    "name": name or external_id,
+                    "timezone": timezone,
+                    "nudges": True,
+                    "created_at": self.clock.now(),
+                },
                 query,
             )
         else:
@@ -171,12 +199,13 @@ class SqlChannels(_Repo):
         row = self.session.scalars(query).one_or_none()
         if row is None:
             row = self._insert_or_get(
-                ChannelRow(
-                    workspace_id=workspace.id,
-                    external_id=external_id,
-                    name=name or external_id,
-                    created_at=self.clock.now(),
-                ),
+                ChannelRow,
+                {
+                    "workspace_id": workspace.id,
+                    "external_id": external_id,
+                    "name": name or external_id,
+                    "created_at": self.clock.now(),
+                },
                 query,
             )
         return _channel(row)
@@ -188,39 +217,29 @@ class SqlChannels(_Repo):
 
 class SqlAttempts(_Repo):
     def add(self, attempt: Attempt) -> Attempt:
-        row = AttemptRow(
-            workspace_id=attempt.workspace_id,
-            user_id=attempt.user_id,
-            question_id=attempt.question_id,
-            daily_prompt_id=attempt.daily_prompt_id,
-            scored_prompt_id=attempt.daily_prompt_id if attempt.scored else None,
-            quiz_session_id=attempt.quiz_session_id,
-            answer=attempt.answer,
-            score=attempt.score,
-            verdict=attempt.verdict,
-            points=attempt.points,
-            grader_version=attempt.grader_version,
-            content_hash=attempt.content_hash,
-            answered_at=attempt.answered_at,
-        )
-        try:
-            with self.session.begin_nested():
-                self.session.add(row)
-        except IntegrityError:
-            if row.scored_prompt_id is None:
-                raise
+        values: dict[str, Any] = {
+            "workspace_id": attempt.workspace_id,
+            "user_id": attempt.user_id,
+            "question_id": attempt.question_id,
+            "daily_prompt_id": attempt.daily_prompt_id,
+            "scored_prompt_id": attempt.daily_prompt_id if attempt.scored else None,
+            "quiz_session_id": attempt.quiz_session_id,
+            "answer": attempt.answer,
+            "score": attempt.score,
+            "verdict": attempt.verdict,
+            "points": attempt.points,
+            "grader_version": attempt.grader_version,
+            "content_hash": attempt.content_hash,
+            "answered_at": attempt.answered_at,
+        }
+        # The only unique constraint: one scored attempt per user and prompt.
+        scored = values["scored_prompt_id"] is not None
+        new_id = insert_row(self.session, AttemptRow, values, skip_conflict=scored)
+        if new_id is None:
             # Another answer by the same user was scored first: keep this one as practice.
-            self.session.expunge(row)
-            row = AttemptRow(
-                **{
-                    c.key: getattr(row, c.key)
-                    for c in AttemptRow.__table__.columns
-                    if c.key != "id"
-                }
-            )
-            row.scored_prompt_id, row.points = None, 0
-            self.session.add(row)
-            self.session.flush()
+            values.update(scored_prompt_id=None, points=0)
+            new_id = insert_row(self.session, AttemptRow, values, skip_conflict=False)
+        row = AttemptRow(id=new_id, **values)
         self.session.add(
             AttemptGradeRow(
                 attempt_id=row.id,

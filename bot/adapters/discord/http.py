@@ -118,8 +118,15 @@ class HttpInteractions:
         except (KeyError, ValueError, TypeError):
             log.warning("an interaction payload discord.py could not read", exc_info=True)
             return JSONResponse({"error": "malformed interaction"}, status_code=400)
+        try:
+            first = await self.client.handler.first_delivery(interaction)
+        except Exception:  # the database is down: the handler's edge says so to the user
+            first = True
+        if not first:
+            log.info("Discord: interaction %s came again; it was handled once", interaction.id)
+            return JSONResponse({"error": "interaction already handled"}, status_code=409)
         responder = HttpResponder()
-        task = asyncio.create_task(self.client.handler.run(interaction, responder))
+        task = asyncio.create_task(self.client.handler.run(interaction, responder, recorded=True))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         waiting: set[asyncio.Future[Any]] = {task, responder.body}

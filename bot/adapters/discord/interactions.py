@@ -138,6 +138,11 @@ class _Progress:
     deferred: bool = False
 
 
+def delivery_key(interaction: discord.Interaction) -> str:
+    """An interaction's id is Discord's own, unique for ever."""
+    return f"interaction:{interaction.id}"
+
+
 class InteractionHandler:
     """Turns interactions and thread replies into events and answers with the core's replies."""
 
@@ -174,11 +179,22 @@ class InteractionHandler:
                 return
             await asyncio.wait(pending, timeout=remaining)
 
-    async def run(self, interaction: discord.Interaction, responder: Responder) -> None:
-        """Answer one command, component or modal interaction."""
-        await self._tracked(self._run(interaction, responder))
+    async def run(
+        self, interaction: discord.Interaction, responder: Responder, *, recorded: bool = False
+    ) -> None:
+        """Answer one command, component or modal interaction, once: an interaction that any
+        worker on this database took before (a gateway replay after a resume, a replayed
+        HTTP request) is dropped. ``recorded``: the caller has already checked and recorded
+        it (the HTTP endpoint does, to answer a replay with 409)."""
+        await self._tracked(self._run(interaction, responder, recorded))
 
-    async def _run(self, interaction: discord.Interaction, responder: Responder) -> None:
+    async def first_delivery(self, interaction: discord.Interaction) -> bool:
+        """True the first time any worker takes ``interaction``; raises the database's error."""
+        return await self.app.first_delivery("discord", delivery_key(interaction))
+
+    async def _run(
+        self, interaction: discord.Interaction, responder: Responder, recorded: bool
+    ) -> None:
         """The adapter's edge for interactions: a failure anywhere is logged once with its
         traceback, counted, and answered with a short apology where the user acted."""
         try:
@@ -188,6 +204,9 @@ class InteractionHandler:
             return
         progress = _Progress()
         try:
+            if not recorded and not await self.first_delivery(interaction):
+                log.info("Discord: interaction %s came again; it was handled once", interaction.id)
+                return
             await self._answer_event(interaction, responder, event, progress)
         except discord.HTTPException:
             # Discord refused the answer itself: there is no way left to tell the user.

@@ -37,7 +37,7 @@ from starlette.routing import BaseRoute, Route
 from bot.adapters.base import report_failure
 from bot.adapters.slack import translate
 from bot.adapters.slack.sender import SlackNotifier, SlackSender
-from bot.adapters.slack.translate import Payload, RecentKeys, ReplyTarget, SlackUser
+from bot.adapters.slack.translate import Payload, ReplyTarget, SlackUser
 from bot.adapters.slack.users import UserDirectory
 from bot.bootstrap import App
 from bot.config import Settings
@@ -143,12 +143,10 @@ class SlackAdapter:
             ],
         )
         # ... while the outbox hands a 429 back to the delivery layer as RetryLater.
-        self.notifier: Notifier = SlackNotifier(
-            SlackSender(AsyncWebClient(token=token, base_url=base_url))
-        )
+        self.delivery_client = AsyncWebClient(token=token, base_url=base_url)
+        self.notifier: Notifier = SlackNotifier(SlackSender(self.delivery_client))
         self.sender = SlackSender(self.client)
         self.users = user_directory or UserDirectory(self.client, settings.admin_ids)
-        self.recent = RecentKeys()
         self.app_token = (
             settings.slack_app_token.get_secret_value() if settings.slack_app_token else None
         )
@@ -164,6 +162,7 @@ class SlackAdapter:
         self.socket_handler: AsyncSocketModeHandler | None = None
         # Socket Mode URLs come from a client without retry handlers: its callers retry.
         self.socket_client = AsyncWebClient(base_url=base_url, retry_handlers=[])
+        self._session: aiohttp.ClientSession | None = None
         self._busy = 0
         self._idle = asyncio.Event()
         self._idle.set()
@@ -183,7 +182,15 @@ class SlackAdapter:
 
     async def start(self) -> None:
         """Open the Socket Mode connection when an app token is set, waiting (and retrying)
-        while Slack cannot be reached; a ConfigError when Slack refuses the app token."""
+        while Slack cannot be reached; a ConfigError when Slack refuses the app token.
+
+        Web API calls share one HTTP session (kept-alive connections) from here until
+        :meth:`stop`; without it slack-sdk opens a session and a connection per call."""
+        if self._session is None:
+            # The SDK's own per-call sessions carry its timeout; a shared one must too.
+            timeout = aiohttp.ClientTimeout(total=self.client.timeout)
+            self._session = aiohttp.ClientSession(timeout=timeout)
+            self.client.session = self.delivery_client.session = self._session
         if self.app_token is None:
             log.info("Slack: HTTP mode at %s", EVENTS_PATH)
             return
@@ -234,6 +241,11 @@ class SlackAdapter:
             await self.socket_handler.close_async()  # type: ignore[no-untyped-call]
             self.socket_handler = None
             log.info("Slack: disconnected")
+        if self._session is not None:
+            # Calls still to come (the outbox's last pass) open their own session again.
+            self.client.session = self.delivery_client.session = None
+            await self._session.close()
+            self._session = None
 
     async def _endpoint(self, request: Request) -> Response:
         """``POST /slack/events``: the signature is checked on the raw bytes first, so an
@@ -340,8 +352,14 @@ class SlackAdapter:
         async with self._edge("the App Home", target, home=True):
             await self._home_opened(body, event)
 
+    async def _first(self, key: str) -> bool:
+        """Whether this delivery is new to every worker (the database keeps the keys)."""
+        return await self.app.first_delivery(self.name, key)
+
     async def _command(self, ack: Ack, body: Payload) -> None:
         await ack()
+        if not await self._first(translate.delivery_key(body)):
+            return
         team = translate.team_of(body)
         user = await self._user(team, str(body.get("user_id", "")), str(body.get("user_name", "")))
         event = translate.command_event(body, self.prefix, user)
@@ -351,6 +369,8 @@ class SlackAdapter:
 
     async def _action(self, ack: Ack, body: Payload) -> None:
         await ack()
+        if not await self._first(translate.delivery_key(body)):
+            return
         who = body.get("user") or {}
         user = await self._user(
             translate.team_of(body), str(who.get("id", "")), str(who.get("name", ""))
@@ -363,6 +383,8 @@ class SlackAdapter:
 
     async def _submission(self, ack: Ack, body: Payload) -> None:
         await ack()  # closes the modal; the grade comes as a private message
+        if not await self._first(translate.delivery_key(body)):
+            return
         who = body.get("user") or {}
         user = await self._user(
             translate.team_of(body), str(who.get("id", "")), str(who.get("name", ""))
@@ -376,7 +398,7 @@ class SlackAdapter:
     async def _message(self, body: Payload, event: Payload, bot_user_id: str | None) -> None:
         if not translate.is_addressed_message(event, bot_user_id):
             return
-        if not self.recent.first_time((str(event.get("channel")), str(event.get("ts")))):
+        if not await self._first(translate.delivery_key(body, event)):
             return
         team = translate.team_of(body) or str(event.get("team", ""))
         user = await self._user(team, str(event.get("user")))

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
@@ -271,20 +270,15 @@ def home_event(body: Payload, event: Payload, user: SlackUser) -> Event | None:
     )
 
 
-class RecentKeys:
-    """The last ``size`` keys seen: ``app_mention`` and ``message`` fire for one mention,
-    and Slack retries deliveries, so each (channel, ts) is handled once."""
-
-    def __init__(self, size: int = 10_000) -> None:
-        self.size = size
-        self._keys: OrderedDict[tuple[str, str], None] = OrderedDict()
-
-    def first_time(self, key: tuple[str, str]) -> bool:
-        """True the first time ``key`` is seen, False after."""
-        if key in self._keys:
-            self._keys.move_to_end(key)
-            return False
-        self._keys[key] = None
-        if len(self._keys) > self.size:
-            self._keys.popitem(last=False)
-        return True
+def delivery_key(body: Payload, event: Payload | None = None) -> str:
+    """What makes one Slack delivery itself, for handling it once however often it comes: a
+    message is its ``(channel, ts)`` (``app_mention`` and ``message`` both fire for one
+    mention, with different event ids, and Slack retries with ``X-Slack-Retry-Num``); a
+    command, click or submission is its ``trigger_id`` (a replay of the signed request
+    carries the same one). Empty when the payload has neither."""
+    team = team_of(body)
+    if event is not None:
+        channel, ts = event.get("channel"), event.get("ts")
+        return f"{team}:message:{channel}:{ts}" if channel and ts else ""
+    trigger = body.get("trigger_id")
+    return f"{team}:trigger:{trigger}" if isinstance(trigger, str) and trigger else ""

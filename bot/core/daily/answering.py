@@ -11,6 +11,7 @@ from bot.core.errors import UserError
 from bot.core.grading import Grade
 from bot.core.messages import Button, Card, Delivery, Form, Outgoing
 from bot.core.model import ATTEMPTS, DailyPrompt
+from bot.core.numbers import whole_number
 
 VERDICT_MARK = {"correct": "✅", "partial": "🟡", "incorrect": "❌"}
 
@@ -99,9 +100,10 @@ def answer_daily(ctx: Context, answer: str, prompt: DailyPrompt | None = None) -
 
 def daily_action(ctx: Context, parts: list[str], text: str) -> list[Outgoing]:
     """Buttons and forms of a daily post: ``daily:<prompt>:<letter>|form|submit``."""
-    if len(parts) != 3 or not parts[1].isdigit():
+    prompt_id = whole_number(parts[1]) if len(parts) == 3 else None
+    if prompt_id is None:
         raise UserError("That button is no longer valid.")
-    prompt = ctx.uow[DAILY].get(ctx.workspace, int(parts[1]))
+    prompt = ctx.uow[DAILY].get(ctx.workspace, prompt_id)
     if prompt is None or prompt.channel_id != ctx.channel.id:
         raise UserError("That question is no longer open.")
     what = parts[2]

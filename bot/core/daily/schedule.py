@@ -29,6 +29,7 @@ from pytimeparse.timeparse import timeparse as parse_duration
 from bot.core.errors import UserError
 from bot.core.messages import Outgoing
 from bot.core.model import Channel, DailyPrompt, Workspace
+from bot.core.numbers import whole_number
 from bot.core.ports import Port
 from bot.core.timezones import parse_zone, zone
 
@@ -485,7 +486,7 @@ def prompt_of_post(key: str) -> int | None:
     """The prompt id in a post's outbox key (:func:`post_key`); None for any other key."""
     head, _, rest = key.partition(":")
     number, _, tail = rest.partition(":")
-    return int(number) if head == "daily" and tail == "post" and number.isdigit() else None
+    return whole_number(number) if head == "daily" and tail == "post" else None
 
 
 class DailyRepository(Protocol):

@@ -13,7 +13,7 @@ from __future__ import annotations
 import importlib
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from bot.core.content import Question
@@ -250,10 +250,16 @@ def reference_grader() -> ReferenceGrader | None:
 
 
 def _grade_reference(question: Question, answer: str) -> Grade:
+    """Grade against the model answer; with alternatives, against each, and the best wins."""
     semantic = reference_grader()
-    if semantic is not None:
-        return semantic(question, answer)
-    return grade_by_overlap(question, answer)
+    grader = semantic if semantic is not None else grade_by_overlap
+    if len(question.model_answers) <= 1:
+        return grader(question, answer)
+    grades = [
+        grader(replace(question, model_answer=alt, model_answers=(alt,)), answer)
+        for alt in question.model_answers
+    ]
+    return max(grades, key=lambda g: g.score)
 
 
 def grade_by_overlap(question: Question, answer: str) -> Grade:

@@ -41,6 +41,33 @@ class PointMatcher:
     point: RubricPoint
     any_: tuple[re.Pattern[str], ...]
     none: tuple[re.Pattern[str], ...]
+    quantities: tuple[tuple[float, str], ...] = ()
+
+
+# A quantity with its unit: "450 GB/s", "0.45 TB/s", "7.2TB/s", "80 GB".
+_QUANTITY = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*([a-zµμ%]+(?:\s*/\s*s(?:ec)?\b)?)")
+
+
+def _quantity(text: str) -> tuple[float, str] | None:
+    """``text`` as (value in the base unit, dimension) when it is a number with a unit."""
+    from bot.core.grading.numeric import UNITS, _canonical_unit
+
+    m = _QUANTITY.fullmatch(fold(text).replace(",", "").strip(" ~"))
+    if m is None:
+        return None
+    unit = UNITS.get(_canonical_unit(m.group(2)))
+    if unit is None or unit.dimension in ("ratio",):
+        return None
+    return float(m.group(1)) * unit.factor, unit.dimension
+
+
+def _quantities_in(folded: str) -> list[tuple[int, float, str]]:
+    out = []
+    for m in _QUANTITY.finditer(folded.replace(",", "")):
+        q = _quantity(m.group(0))
+        if q is not None:
+            out.append((m.start(), *q))
+    return out
 
 
 def _phrase_pattern(phrase: str) -> re.Pattern[str] | None:
@@ -63,7 +90,10 @@ def compile_rubric(question: Question) -> tuple[PointMatcher, ...]:
     for point in question.rubric:
         any_ = tuple(p for p in map(_phrase_pattern, point.any) if p is not None)
         none = tuple(p for p in map(_phrase_pattern, point.none) if p is not None)
-        out.append(PointMatcher(point, any_, none))
+        quantities = tuple(
+            q for q in (_quantity(p) for p in point.any if not p.startswith("re:")) if q
+        )
+        out.append(PointMatcher(point, any_, none, quantities))
     return tuple(out)
 
 
@@ -140,12 +170,27 @@ def _found(patterns: tuple[re.Pattern[str], ...], parts: list[tuple[str, str]]) 
     return False
 
 
+def _same_quantity(wanted: tuple[tuple[float, str], ...], parts: list[tuple[str, str]]) -> bool:
+    """Whether a clause states one of ``wanted`` in any unit ("0.45 TB/s" for "450 GB/s")."""
+    if not wanted:
+        return False
+    for folded, _ in parts:
+        for start, value, dimension in _quantities_in(folded):
+            head = normalize(folded[:start]).split()[-_WINDOW_BEFORE:]
+            if _CUES.intersection(head):
+                continue
+            if any(d == dimension and abs(value - v) <= 0.01 * abs(v) for v, d in wanted):
+                return True
+    return False
+
+
 def match_rubric(question: Question, answer: str) -> tuple[list[RubricPoint], list[RubricPoint]]:
     """Return the rubric points ``answer`` makes and those it misses (never raises)."""
     parts = clauses(answer)
     matched: list[RubricPoint] = []
     missed: list[RubricPoint] = []
     for pm in compile_rubric(question):
-        made = _found(pm.any_, parts) and not _found(pm.none, parts)
+        said = _found(pm.any_, parts) or _same_quantity(pm.quantities, parts)
+        made = said and not _found(pm.none, parts)
         (matched if made else missed).append(pm.point)
     return matched, missed

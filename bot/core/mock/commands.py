@@ -39,6 +39,7 @@ from bot.core.mock.scorecard import mean_coverage, recommendation, scorecard_car
 from bot.core.mock.times import (
     show,
 )
+from bot.core.numbers import whole_number
 
 USAGE = (
     "Usage: /mock schedule WHEN [with @PEER] [loop|technical|product|behavioral] · "
@@ -153,11 +154,11 @@ def mock_command(ctx: Context, args: str) -> list[Outgoing]:
 def mock_action(ctx: Context, parts: list[str], text: str) -> list[Outgoing]:
     """Buttons and forms: ``mock:<id>:accept|decline``, ``mock:<id>:<round>:form|submit``,
     ``mock:<id>:<round>:v:<vote>``, ``mock:<id>:<round>:note|notesubmit``."""
-    if len(parts) < 3 or not parts[1].isdigit():
+    if len(parts) < 3 or whole_number(parts[1]) is None:
         raise UserError("That button is no longer valid.")
     if len(parts) == 3 and parts[2] in ("accept", "decline"):
         return (accept if parts[2] == "accept" else decline)(ctx, parts[1])
-    if len(parts) < 4 or not parts[2].isdigit():
+    if len(parts) < 4 or whole_number(parts[2]) is None:
         raise UserError("That button is no longer valid.")
     mock = own_mock(ctx, parts[1], lock=True)
     position, what = int(parts[2]), parts[3]

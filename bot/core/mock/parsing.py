@@ -13,6 +13,7 @@ from bot.core.mock.model import (
     Mock,
 )
 from bot.core.model import USERS, User
+from bot.core.numbers import whole_number
 
 DEFAULT_BOX = 8  # minutes per round
 ANYWAY = "anyway"  # the last word of a line that sends a night-time invitation all the same
@@ -33,10 +34,10 @@ _VOTE_WORDS = {
 
 
 def parse_id(text: str) -> int:
-    raw = text.strip().lstrip("#")
-    if not raw.isdigit() or len(raw) > 12:
+    number = whole_number(text.strip().lstrip("#"), high=10**12 - 1)
+    if number is None:
         raise UserError(f"{text.strip()[:20]!r} is not a mock id. /mock list shows yours.")
-    return int(raw)
+    return number
 
 
 # -- parsing -----------------------------------------------------------------------------------
@@ -53,9 +54,10 @@ class ScheduleRequest:
 
 def _parse_box(value: str) -> int:
     digits = value.lower().removesuffix("min").removesuffix("m")
-    if not digits.isdigit() or not MIN_BOX <= int(digits) <= MAX_BOX:
+    box = whole_number(digits, low=MIN_BOX, high=MAX_BOX)
+    if box is None:
         raise UserError(f"A round's time box is {MIN_BOX} to {MAX_BOX} minutes, e.g. box=10m.")
-    return int(digits)
+    return box
 
 
 def parse_schedule(text: str) -> ScheduleRequest:
@@ -136,6 +138,7 @@ def parse_vote(words: list[str]) -> tuple[str, list[str]]:
 
 
 def parse_round(text: str, mock: Mock) -> int:
-    if not text.isdigit() or not 1 <= int(text) <= mock.rounds_total:
+    number = whole_number(text, low=1, high=mock.rounds_total)
+    if number is None:
         raise UserError(f"Mock #{mock.id} has rounds 1 to {mock.rounds_total}.")
-    return int(text) - 1
+    return number - 1

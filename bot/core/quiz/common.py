@@ -14,6 +14,7 @@ from bot.core.content import Question
 from bot.core.context import Context
 from bot.core.errors import UserError
 from bot.core.messages import Button, ButtonStyle, Card, Delivery, Form, Outgoing
+from bot.core.numbers import whole_number
 from bot.core.quiz.model import OPEN, QUIZZES, QuizSession
 
 DEFAULT_N = 5
@@ -144,9 +145,10 @@ def answer_form(ctx: Context, question: Question | None, action: str) -> list[Ou
 
 
 def open_session(ctx: Context, raw: str) -> QuizSession:
-    if not raw.isdigit():
+    number = whole_number(raw)
+    if number is None:
         raise UserError("That button is no longer valid.")
-    session = ctx.uow[QUIZZES].get(ctx.workspace, int(raw))
+    session = ctx.uow[QUIZZES].get(ctx.workspace, number)
     if session is None or session.status != OPEN:
         raise UserError("That quiz is over.")
     return session

@@ -21,6 +21,7 @@ from bot.core.errors import UserError
 from bot.core.grading import Grade
 from bot.core.messages import OUTBOX, Card, Delivery, Outgoing, say
 from bot.core.model import USERS, Channel, Workspace
+from bot.core.numbers import whole_number
 from bot.core.ports import UnitOfWork
 from bot.core.quiz.common import (
     QuizRequest,
@@ -342,7 +343,7 @@ class LiveQuizJob:
 
 def live_action(ctx: Context, parts: list[str], text: str) -> list[Outgoing]:
     """Buttons of a live question: ``live:<id>:<position>:<letter>|form|submit``."""
-    if len(parts) != 4 or not parts[2].isdigit():
+    if len(parts) != 4 or whole_number(parts[2]) is None:
         raise UserError("That button is no longer valid.")
     session = open_session(ctx, parts[1])
     if session.mode != LIVE or session.channel_id != ctx.channel.id:

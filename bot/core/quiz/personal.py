@@ -16,6 +16,7 @@ from bot.core.context import Context
 from bot.core.display import displayed, quiz_seed
 from bot.core.errors import UserError
 from bot.core.messages import Button, ButtonStyle, Card, Outgoing, say
+from bot.core.numbers import whole_number
 from bot.core.quiz.common import (
     MAX_N,
     VERDICT_MARK,
@@ -309,7 +310,7 @@ def quiz_action(ctx: Context, parts: list[str], text: str) -> list[Outgoing]:
         if session.user_id != ctx.user.id:
             raise UserError("That is someone else's quiz.")
         return resume(ctx, session) if parts[2] == "resume" else abandon(ctx, session)
-    if len(parts) != 4 or not parts[2].isdigit():
+    if len(parts) != 4 or whole_number(parts[2]) is None:
         raise UserError("That button is no longer valid.")
     session = open_session(ctx, parts[1])
     if session.user_id != ctx.user.id:

@@ -236,3 +236,19 @@ async def test_stopping_answers_the_interaction_in_flight_before_disconnecting(
     assert answered_before_close[0] is True
     assert fake.callbacks()[0].path == f"/interactions/{command['id']}/{command['token']}/callback"
     assert checked_out == 0
+
+
+async def test_an_interaction_dispatched_twice_is_answered_once(
+    db_url: str, clock: SimulatedClock, sample_bank: QuestionBank, fake: FakeDiscord, signing_key
+) -> None:
+    async with running_adapter(db_url, clock, sample_bank, fake, signing_key) as (_, adapter):
+        command = p.command("tz", [{"type": 3, "name": "zone", "value": "Asia/Tokyo"}])
+        await fake.dispatch("INTERACTION_CREATE", command)
+        await fake.dispatch("INTERACTION_CREATE", command)  # replayed, as after a RESUME
+        await fake.wait_call("POST", rf"^/interactions/{command['id']}/")
+        later = p.command("streak")  # a later one answered: the replay was dropped, not slow
+        await fake.dispatch("INTERACTION_CREATE", later)
+        await fake.wait_call("POST", rf"^/interactions/{later['id']}/")
+        await adapter.client.handler.drain()
+    answered = [c for c in fake.callbacks() if f"/interactions/{command['id']}/" in c.path]
+    assert len(answered) == 1

@@ -230,3 +230,20 @@ async def test_an_oversized_or_oddly_stamped_request_is_refused_without_a_traceb
         assert row_counts(ep.app) == before
     assert [r.getMessage() for r in caplog.records if r.levelno > logging.INFO] == []
     assert fake.callbacks() == []
+
+
+async def test_a_replayed_interaction_is_answered_once_and_refused_409_after(
+    db_url: str, clock: SimulatedClock, sample_bank: QuestionBank, fake: FakeDiscord, signing_key
+) -> None:
+    bank = bank_of(sample_bank, "choice")
+    async with endpoint(db_url, clock, bank, fake, signing_key) as ep:
+        await ep.post(p.command("daily"))
+        post = await fake.wait_call("POST", rf"^/channels/{p.CHANNEL_ID}/messages$")
+        buttons = [c for row in post.json["components"] for c in row["components"]]
+        click = p.button(buttons[0]["custom_id"], fake.first_with_buttons())
+        answers = [await ep.post(click) for _ in range(4)]  # one signed request, four times
+        with ep.app.session_factory() as session:
+            attempts = session.scalars(select(AttemptRow)).all()
+    assert answers[0][0] == 200 and answers[0][1]["type"] == 4
+    assert answers[1:] == [(409, {"error": "interaction already handled"})] * 3
+    assert len(attempts) == 1

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import copy
+import itertools
 import json
 import time
+import uuid
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
@@ -16,6 +18,22 @@ SECRET = "test-signing-secret"
 TEAM = "T111"
 CHANNEL = "C111"
 USER = "W222"
+
+
+_TRIGGERS = itertools.count(1)
+
+
+def trigger_id() -> str:
+    """A fresh ``trigger_id``, as Slack gives each command, click and submission its own
+    (the adapter handles each trigger once)."""
+    return f"{next(_TRIGGERS)}.222.{uuid.uuid4().hex[:8]}"
+
+
+def trigger_of(body: str) -> str:
+    """The ``trigger_id`` of a form-encoded body built here."""
+    fields = dict(parse_qsl(body))
+    data = json.loads(fields["payload"]) if "payload" in fields else fields
+    return str(data["trigger_id"])
 
 
 def fixture(name: str) -> dict[str, Any]:
@@ -55,6 +73,7 @@ def slash(
         channel_id=channel,
         team_id=TEAM,
         response_url=response_url,
+        trigger_id=trigger_id(),
     )
     return urlencode(fields)
 
@@ -71,6 +90,7 @@ def click(
     body = fixture("block_actions.json")
     body["user"] = {"id": user, "username": user.lower(), "name": user.lower(), "team_id": TEAM}
     body["team"]["id"] = TEAM
+    body["trigger_id"] = trigger_id()
     body["actions"][0].update(action_id=action_id or value, value=value)
     if channel is None:
         body.pop("channel")
@@ -84,6 +104,7 @@ def click(
 def submission(view: dict[str, Any], typed: str, *, user: str = USER) -> str:
     """A view_submission body for ``view`` (as the adapter opened it) with ``typed`` entered."""
     body = fixture("view_submission.json")
+    body["trigger_id"] = trigger_id()
     body["user"] = {"id": user, "username": user.lower(), "name": user.lower(), "team_id": TEAM}
     submitted = copy.deepcopy(body["view"])
     submitted.update(

@@ -25,6 +25,7 @@ from tests.adapters.slack.payloads import (
     message_event,
     slash,
     submission,
+    trigger_of,
 )
 from tests.support import right_letter
 
@@ -149,9 +150,10 @@ async def test_the_answer_button_opens_a_modal_whose_submission_is_graded(
     post = await post_daily(slack, fake_slack)
     (answer_button,) = post.buttons()
     assert answer_button["text"]["text"] == "Answer"
-    await dispatch(slack, click(answer_button["value"]))
+    clicked = click(answer_button["value"])
+    await dispatch(slack, clicked)
     opened = (await fake_slack.wait_for("views.open"))[0]
-    assert opened.args["trigger_id"] == "111.222.valid"
+    assert opened.args["trigger_id"] == trigger_of(clicked)
     view = opened.view()
     assert view["type"] == "modal"
     assert view["blocks"][0]["element"]["type"] == "plain_text_input"

@@ -20,7 +20,7 @@ import pytest
 from bot.adapters.slack.translate import FORM_CALLBACK_ID
 from bot.core.commands import COMMANDS
 from tests.adapters.slack.fake_slack import FakeSlack
-from tests.adapters.slack.payloads import SECRET, USER, click, signed_headers, slash
+from tests.adapters.slack.payloads import SECRET, USER, click, signed_headers, slash, trigger_of
 
 ROOT = Path(__file__).resolve().parents[3]
 # /quiz once its capability has landed (issue 6); until then /daily, a question with buttons
@@ -99,10 +99,11 @@ async def test_studybot_run_serves_a_slash_command_with_buttons_and_answers_a_cl
     assert buttons
 
     value = str(buttons[0]["value"])
-    assert await post(studybot_run, click(value)) == 200
+    clicked = click(value)
+    assert await post(studybot_run, clicked) == 200
     if value.endswith(":form"):  # the question wants words: the click opens the answer form
         opened = (await fake_slack.wait_for("views.open"))[0]
-        assert opened.args["trigger_id"] == "111.222.valid"
+        assert opened.args["trigger_id"] == trigger_of(clicked)
         assert opened.view()["callback_id"] == FORM_CALLBACK_ID
     else:  # a letter: the click is the answer, graded privately for the clicker
         graded = (
