@@ -23,6 +23,7 @@ from bot.config import Settings
 from bot.core.bank import QuestionBank
 from bot.core.clock import SimulatedClock
 from bot.core.content import question_from_dict
+from bot.core.display import displayed, quiz_seed
 from bot.core.grading import GRADER_VERSION
 from bot.core.messages import Delivery, Outgoing
 from bot.db.models import (
@@ -31,8 +32,9 @@ from bot.db.models import (
     AttemptRow,
     DisputeRow,
     PointsBucketRow,
+    QuizSessionRow,
 )
-from tests.support import Transcript, row_counts
+from tests.support import Transcript, row_counts, wrong_letter
 from tests.test_quiz import action_event, make_question
 
 # One daily question (difficulty 2, the right choice is "alpha", letter A), and a quiz topic.
@@ -348,7 +350,11 @@ def test_a_quiz_answer_is_regraded_and_earns_no_points(
     try:
         alice = person(app, "alice")
         alice.send("/quiz cuda 1")
-        (graded, *_) = private(alice.send("/answer B"))
+        with app.session_factory() as session:
+            quiz = session.scalars(select(QuizSessionRow)).one()
+        shown = displayed(BANK.get(quiz.question_ids[0]), quiz_seed(quiz.id))
+        assert shown is not None  # a wrong letter as this quiz displays the choices
+        (graded, *_) = private(alice.send(f"/answer {wrong_letter(shown)}"))
         assert [b.label for b in graded.card.buttons] == ["Dispute"]
         alice.send("/dispute I meant alpha")
         person(app, "ada").send("/studybot disputes accept 1")
