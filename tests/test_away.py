@@ -84,6 +84,8 @@ def test_away_off_ends_it_today_and_cancel_removes_a_planned_one(
         ("/away cancel", "Usage: /away cancel ID"),
         ("/away list me", "Usage: /away FROM TO"),
         ("/away cancel 99999999999999", "no time away #99999999999999"),
+        ("/away cancel ²", "Usage: /away cancel ID"),
+        ("/away cancel 99999999999999999999", "Usage: /away cancel ID"),
     ],
 )
 def test_bad_time_away_says_what_is_wrong_and_changes_nothing(

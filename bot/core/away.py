@@ -26,6 +26,7 @@ from bot.core.context import Context
 from bot.core.errors import UserError
 from bot.core.messages import Outgoing, say
 from bot.core.model import User
+from bot.core.numbers import whole_number
 from bot.core.ports import Port, UnitOfWork
 
 MAX_DAYS: Final = 90
@@ -233,9 +234,9 @@ def _back(ctx: Context, today: date) -> str:
 
 
 def _cancel(ctx: Context, words: Sequence[str]) -> str:
-    if len(words) != 1 or not words[0].lstrip("#").isdigit():
+    period_id = whole_number(words[0].lstrip("#")) if len(words) == 1 else None
+    if period_id is None:
         raise UserError("Usage: /away cancel ID (the number /away list shows).")
-    period_id = int(words[0].lstrip("#"))
     if period_id >= 2**31 or not ctx.uow[AWAY].delete(ctx.user, period_id):
         raise UserError(f"You have no time away #{period_id}. See /away list.")
     return f"Time away #{period_id} is cancelled."

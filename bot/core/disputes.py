@@ -39,6 +39,7 @@ from bot.core.grading import Grade, Verdict
 from bot.core.leaderboard import LEADERBOARD, period_keys
 from bot.core.messages import OUTBOX, Button, ButtonStyle, Card, Delivery, Form, Outgoing, say
 from bot.core.model import USERS, Attempt, User, Workspace
+from bot.core.numbers import MAX_ROW_ID, whole_number
 from bot.core.ports import Port
 from bot.core.timezones import zone
 
@@ -259,9 +260,10 @@ def dispute_status(ctx: Context) -> list[Outgoing]:
 def dispute_action(ctx: Context, parts: list[str], text: str) -> list[Outgoing]:
     """A grade's Dispute button (``dispute:<attempt>``: a form for the reason) and the form
     (``dispute:<attempt>:submit``)."""
-    if len(parts) not in (2, 3) or not parts[1].isdigit() or parts[2:] not in ([], ["submit"]):
+    attempt_id = whole_number(parts[1], high=MAX_ROW_ID) if len(parts) in (2, 3) else None
+    if attempt_id is None or parts[2:] not in ([], ["submit"]):
         raise UserError("That button is no longer valid.")
-    attempt = ctx.uow[DISPUTES].attempt(ctx.workspace, int(parts[1]))
+    attempt = ctx.uow[DISPUTES].attempt(ctx.workspace, attempt_id)
     if attempt is None or attempt.user_id != ctx.user.id:
         raise UserError("That button is no longer valid.")
     if len(parts) == 3:
@@ -289,10 +291,10 @@ def _require_admin(ctx: Context) -> None:
 
 
 def _dispute_id(word: str) -> int:
-    digits = word.lstrip("#")
-    if not digits.isdigit() or len(digits) > 12:
+    number = whole_number(word.lstrip("#"), high=MAX_ROW_ID)
+    if number is None:
         raise UserError(f"“{word[:20]}” is not a dispute number. {REVIEW_USAGE}")
-    return int(digits)
+    return number
 
 
 def _get(ctx: Context, dispute_id: int) -> Dispute:
@@ -386,10 +388,11 @@ def review_queue(ctx: Context, statuses: Sequence[str]) -> list[Outgoing]:
 def review_action(ctx: Context, parts: list[str], text: str) -> list[Outgoing]:
     """The queue's buttons: ``disputes:<id>:correct|partial|reject``, and the reject form
     (``disputes:<id>:note``)."""
-    if len(parts) != 3 or not parts[1].isdigit():
+    dispute_id = whole_number(parts[1], high=MAX_ROW_ID) if len(parts) == 3 else None
+    if dispute_id is None:
         raise UserError("That button is no longer valid.")
     _require_admin(ctx)
-    dispute = _get(ctx, int(parts[1]))
+    dispute = _get(ctx, dispute_id)
     what = parts[2]
     if what in (Verdict.CORRECT.value, Verdict.PARTIAL.value):
         return accept(ctx, dispute, what, "")

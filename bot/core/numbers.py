@@ -10,6 +10,8 @@ from __future__ import annotations
 #: The largest id a database integer column holds (a signed 64-bit integer).
 MAX_ID = 2**63 - 1
 _MAX_DIGITS = len(str(MAX_ID))
+#: The largest id of a row whose primary key is a plain ``Integer`` (32 bits on PostgreSQL).
+MAX_ROW_ID = 2**31 - 1
 
 
 def whole_number(text: str, *, low: int = 0, high: int = MAX_ID) -> int | None:
