@@ -27,8 +27,11 @@ from bot.core.grading.overlap import STOPWORDS
 _STEMMER = Stemmer.Stemmer("english")
 
 _NEGATIONS = frozenset(
-    {"not", "never", "isnt", "arent", "nor", "except", "excluding", "unlike", "without", "besides"}
-)
+    {
+        "not", "no", "never", "isnt", "arent", "nor", "except", "excluding", "unlike",
+        "without", "besides",
+    }
+)  # fmt: skip
 # Words just after a choice that deny it: "the L4 can't do it", "T4 doesn't".
 _DENIED_AFTER = frozenset(
     {"cant", "cannot", "doesnt", "dont", "isnt", "wont", "lacks", "not", "no", "never"}
@@ -106,6 +109,8 @@ def _letters_named(raw: str, key: ChoiceKey) -> tuple[set[int], bool]:
 
 
 _CLAUSE_END = re.compile(r"[,;.!?:()](?!\d)")
+# Where the words that may deny a choice just named end: "B200 - not the A30" denies the A30.
+_AFTER_END = re.compile(r"[,;.!?:()](?!\d)|\s-+\s")
 
 
 def clause_normal(answer: str) -> tuple[str, tuple[int, ...]]:
@@ -379,6 +384,17 @@ def _folded_patterns(question: Question) -> tuple[tuple[int, re.Pattern[str]], .
     return tuple((i, p) for _, i, p in sorted(out, key=lambda t: -t[0]))
 
 
+def _denial_runs(before: str, question: Question, key: ChoiceKey) -> bool:
+    """Whether a denial earlier in the same segment reaches this point ("not the A30 or").
+
+    A part that starts with "no" but asserts a choice ("no overcommit") denies nothing."""
+    segment = _SEGMENTS.split(before)[-1]
+    for part in _PARTS.split(segment):
+        if _DENYING_PART.match(part) and not _part_named(part, question, key):
+            return True
+    return False
+
+
 def _listed(answer: str, question: Question, key: ChoiceKey) -> tuple[set[int], set[int]]:
     """The choices a list answer names and those it denies ("not the A30 or the L4").
 
@@ -389,20 +405,32 @@ def _listed(answer: str, question: Question, key: ChoiceKey) -> tuple[set[int], 
     for i, pattern in _folded_patterns(question):
         for m in pattern.finditer(text):
             before = normalize(text[: m.start()]).split()[-2:]
-            after = normalize(_CLAUSE_END.split(text[m.end() :], maxsplit=1)[0]).split()[:2]
-            deny = _NEGATIONS.intersection(before) or _DENIED_AFTER.intersection(after)
+            after = normalize(_AFTER_END.split(text[m.end() :], maxsplit=1)[0]).split()[:2]
+            deny = bool(_NEGATIONS.intersection(before) or _DENIED_AFTER.intersection(after))
+            deny = deny or _denial_runs(text[: m.start()], question, key)
             (denied if deny else named).add(i)
-        text = pattern.sub(" ; ", text)
+        # A comma, not a full stop, keeps a denial going: "not the A30 or the RTX".
+        text = pattern.sub(" , ", text)
     for segment in _SEGMENTS.split(text):
         denying = False
         for part in _PARTS.split(segment):
             if not part.strip():
                 continue
-            denying = denying or bool(_DENYING_PART.match(part))
+            cue = _DENYING_PART.match(part)
+            if cue and not denying:
+                # "no overcommit" asserts "They cannot be overcommitted": a part whose
+                # denied words fit a choice that denies them too names that choice.
+                asserted = _part_named(part, question, key)
+                if asserted:
+                    named |= asserted
+                    continue
+            denying = denying or bool(cue)
             first = _FIRST_N.search(part)
             if first and not denying:
                 named |= set(range(min(len(key.normals), int(_ORDINALS[first.group(1)]) + 1)))
                 continue
+            if cue:
+                part = part[cue.end() :]  # what "not cpu" denies is "cpu"
             found = _part_named(part, question, key, 0.1 if denying else 0.25)
             (denied if denying else named).update(found)
     return named - denied, denied
