@@ -91,3 +91,54 @@ def test_denied_choices_in_any_order_are_never_counted(denied: list[str], cue: s
     # the same list with a denied choice asserted instead is not correct
     wrong = f"A100, H100, B200 and {denied[0]}; {cue} the {denied[1]}"
     assert grade(SEVEN, wrong).verdict is Verdict.INCORRECT
+
+
+RPCS = make(
+    ["ListAndWatch", "Allocate", "GetPreferredAllocation", "PreStartContainer", "Filter"],
+    ["ListAndWatch", "Allocate"],
+)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "a+b, others optional / filter is a scheduler thing",
+        "A & B: the rest are optional",
+        "a/b - Filter belongs to the scheduler",
+        "options a and b; PreStartContainer is optional",
+        "I'd go with a+b",
+        "AB",
+    ],
+)
+def test_letters_joined_or_leading_an_explanation_are_the_answer(answer: str) -> None:
+    assert grade(RPCS, answer).verdict is Verdict.CORRECT
+
+
+def test_joined_letters_with_one_missing_or_one_extra_are_not_correct() -> None:
+    assert grade(RPCS, "a+b+e, the rest are optional").verdict is Verdict.INCORRECT
+    assert grade(RPCS, "a, because the others are optional").verdict is Verdict.PARTIAL
+    assert grade(RPCS, "I'd say a+c").verdict is Verdict.INCORRECT
+
+
+def test_an_article_or_a_contraction_is_no_letter() -> None:
+    # "A shared ..." is a word, not the letter A; "I'd" holds no letter d
+    assert grade(SEVEN, "A shared answer: A100, H100, B200").verdict is Verdict.CORRECT
+    assert grade(RPCS, "I'd go with a/b").verdict is Verdict.CORRECT
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.sets(st.sampled_from("abcde"), min_size=1),
+    st.sampled_from(["+", " & ", "/", ", ", " and "]),
+    st.sampled_from(
+        ["", ", the rest are optional", ": Filter is the scheduler's", " - see the docs"]
+    ),
+    st.booleans(),
+)
+def test_any_joined_letters_name_exactly_those_choices(
+    letters: set[str], joiner: str, tail: str, upper: bool
+) -> None:
+    written = joiner.join(sorted(letters))
+    answer = (written.upper() if upper else written) + tail
+    right = letters == {"a", "b"}
+    assert (grade(RPCS, answer).verdict is Verdict.CORRECT) is right

@@ -46,6 +46,14 @@ _FILLER = frozenset(
     }
 )  # fmt: skip
 _LETTER_MARKS = re.compile(r"\(([a-j])\)|\b([a-j])\)|\b(?:option|answer|choice)s?\s*:?\s*([a-j])\b")
+_LETTER = r"[a-j](?![\w'’])"
+_JOIN = r"\s*(?:[+&/,]|\band\b)\s*"
+_LEAD_LETTERS = re.compile(
+    rf"^\s*(?:(?:options?|answers?|choices?)\s*:?\s*)?({_LETTER}(?:{_JOIN}{_LETTER})*)"
+    r"\s*(?:[:;,.]|-+\s)\s*\S"
+)
+_ONE_LETTER = re.compile(rf"(?<![\w'’]){_LETTER}")
+_JOINED_LETTERS = re.compile(rf"(?<![\w'’]){_LETTER}(?:\s*[+&/]\s*{_LETTER})+")
 _FUZZY_MIN = 85.0
 _FUZZY_MARGIN = 8.0
 
@@ -78,11 +86,18 @@ def _letters_named(raw: str, key: ChoiceKey) -> tuple[set[int], bool]:
     folded = fold(raw)
     valid = "".join(key.letters)
     named: set[int] = set()
-    bare = re.sub(r"[^\w]+", " ", folded).split()
+    bare = re.sub(r"[^\w'’]+", " ", folded).split()  # "i'd" is no letter d
     rest = [t for t in bare if t not in _FILLER]
     # Terse answers: "b", "A, C", "a and d", "ACD".
     if rest and all(len(t) == 1 and t in valid for t in rest):
         return {valid.index(t) for t in rest}, True
+    # Letters that lead an explanation: "a+b, the others are optional", "A & C: because ...".
+    lead = _LEAD_LETTERS.match(folded)
+    if lead and set(_ONE_LETTER.findall(lead.group(1))) <= set(valid):
+        return {valid.index(t) for t in _ONE_LETTER.findall(lead.group(1))}, True
+    for m in _JOINED_LETTERS.finditer(folded):  # "I'd go with a+b", "a/b/d"
+        if set(_ONE_LETTER.findall(m.group(0))) <= set(valid):
+            named |= {valid.index(t) for t in _ONE_LETTER.findall(m.group(0))}
     compact = rest[0] if len(rest) == 1 else ""
     if (
         1 < len(compact) <= len(valid)
