@@ -451,6 +451,24 @@ def _listed(answer: str, question: Question, key: ChoiceKey) -> tuple[set[int], 
     return named - denied, denied
 
 
+_ASIDE = re.compile(r"\(([^()]*)\)")
+_HEDGE = re.compile(r"\bor\b|\bmaybe\b|\bperhaps\b|\?|\bactually\b|\bunsure\b")
+
+
+def _aside_dropped(answer: str, key: ChoiceKey) -> set[int]:
+    """The one choice an answer names outside its asides: "HBM2e (the SXM one is HBM3)".
+
+    An aside that hedges ("(or HBM3?)") is not dropped: the answer then names two."""
+    asides = _ASIDE.findall(answer)
+    if not asides or any(_HEDGE.search(fold(a)) for a in asides):
+        return set()
+    rest = _ASIDE.sub(" ; ", answer)
+    normal, ends = clause_normal(rest)
+    letters, _ = _letters_named(rest, key)
+    named = _texts_named(normal, key, ends) | letters | _places_named(fold(rest), len(key.normals))
+    return named if len(named) == 1 else set()
+
+
 def named_choices(question: Question, answer: str) -> set[int]:
     """Return the indexes of the choices that ``answer`` names.
 
@@ -478,6 +496,8 @@ def named_choices(question: Question, answer: str) -> set[int]:
     if question.kind == "multi":
         listed, denied = _listed(answer, question, key)
         return (listed | (letters - denied)) or named
+    if len(named) > 1:
+        named = _aside_dropped(answer, key) or named
     if named:
         return named
     named = _fuzzy_named(normal, key)
@@ -488,4 +508,8 @@ def named_choices(question: Question, answer: str) -> set[int]:
     if named:
         return named
     index = _fragment_named(answer, question)
-    return {index} if index is not None else set()
+    if index is not None:
+        return {index}
+    # Part by part, as a list: "dcgm, nvidia-smi doesn't show it" names one choice.
+    listed, _ = _listed(answer, question, key)
+    return listed if len(listed) == 1 else set()

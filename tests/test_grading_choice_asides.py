@@ -1,0 +1,72 @@
+"""Choice answers written as text: an aside in parentheses that mentions another choice
+does not make the answer name two, unless it hedges; and an answer written as a list of
+fragments names the one choice its parts point to."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bot.core.content import Question, question_from_dict
+from bot.core.grading import Verdict, grade
+
+
+def make(choices: list[str], answer: str) -> Question:
+    return question_from_dict(
+        {
+            "id": "q",
+            "topic": "mig",
+            "role": ["eng"],
+            "difficulty": 1,
+            "kind": "choice",
+            "prompt": "Which?",
+            "choices": choices,
+            "answer": answer,
+            "explanation": "Because.",
+            "sources": ["https://example.com"],
+        },
+        "t",
+    )
+
+
+MEMORY = make(["HBM2e", "HBM3", "HBM3e", "GDDR6X"], "HBM2e")
+MODES = make(
+    [
+        "They are mutually exclusive, and the chosen mode applies to all GPUs of a node",
+        "They can be mixed per GPU on one node",
+        "They can be stacked: MPS inside each time slice",
+        "Time-slicing is for MIG devices only and MPS for whole GPUs only",
+    ],
+    "They are mutually exclusive, and the chosen mode applies to all GPUs of a node",
+)
+
+
+@pytest.mark.parametrize(
+    "answer", ["HBM2e, about 2 TB/s (the SXM one is HBM3)", "HBM2e (unlike the HBM3 of the SXM)"]
+)
+def test_an_aside_naming_another_choice_is_dropped(answer: str) -> None:
+    assert grade(MEMORY, answer).verdict is Verdict.CORRECT
+
+
+@pytest.mark.parametrize(
+    "answer", ["HBM2e (or HBM3?)", "HBM2e (maybe HBM3)", "HBM3 (the PCIe one is HBM2e)"]
+)
+def test_a_hedging_aside_or_a_wrong_lead_is_not_correct(answer: str) -> None:
+    assert grade(MEMORY, answer).verdict is not Verdict.CORRECT
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(["HBM3", "HBM3e", "GDDR6X"]), st.sampled_from(["HBM3", "HBM3e", "GDDR6X"]))
+def test_whatever_the_aside_the_answer_outside_it_decides(lead: str, other: str) -> None:
+    assert grade(MEMORY, f"HBM2e (the other card has {lead})").verdict is Verdict.CORRECT
+    assert grade(MEMORY, f"{lead} (the other card has {other})").verdict is Verdict.INCORRECT
+
+
+def test_a_list_of_fragments_names_the_one_choice_it_points_to() -> None:
+    assert grade(MODES, "mutually exclusive, one mode for all GPUs on the node").verdict is (
+        Verdict.CORRECT
+    )
+    assert grade(MODES, "mixed per GPU, stacked MPS inside a slice").verdict is not (
+        Verdict.CORRECT
+    )
