@@ -142,3 +142,30 @@ def test_any_joined_letters_name_exactly_those_choices(
     answer = (written.upper() if upper else written) + tail
     right = letters == {"a", "b"}
     assert (grade(RPCS, answer).verdict is Verdict.CORRECT) is right
+
+
+SCHEDULER = make(
+    [
+        "They apply only to time-sliced vGPUs",
+        "Changing the policy needs a restart of the vGPU Manager",
+        "Best Effort guarantees no minimum share",
+        "Each VM can change its own policy at run time",
+    ],
+    [
+        "They apply only to time-sliced vGPUs",
+        "Changing the policy needs a restart of the vGPU Manager",
+        "Best Effort guarantees no minimum share",
+    ],
+)
+
+
+def test_a_fragment_names_the_choice_it_mostly_fits_despite_a_weak_rival() -> None:
+    # "time" is also in "at run time", but "sliced" is only in the first choice
+    answer = "time-sliced only, needs a manager restart, best effort no minimum"
+    assert grade(SCHEDULER, answer).verdict is Verdict.CORRECT
+    assert grade(SCHEDULER, "time-sliced only, needs a manager restart").verdict is (
+        Verdict.PARTIAL
+    )
+    assert grade(SCHEDULER, answer + ", each VM changes it at run time").verdict is (
+        Verdict.INCORRECT
+    )

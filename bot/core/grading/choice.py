@@ -325,7 +325,8 @@ def _fragment_named(text: str, question: Question, lone_share: float = 0.34) -> 
     weight, share, index = scored[0]
     runner = max(scored[1][0], 0.0) if len(scored) > 1 else 0.0
     strong = weight >= 2.0 and (share >= 0.25 or weight >= 3.0)
-    lone = weight >= 1.0 and share >= lone_share and runner == 0
+    # A lone fit may have a weak rival: "time-sliced" against a choice "at run time".
+    lone = weight >= 1.0 and share >= lone_share and 3 * runner <= weight
     if (strong or lone) and weight >= 2 * runner:
         return index
     return None
