@@ -400,11 +400,16 @@ def _folded_patterns(question: Question) -> tuple[tuple[int, re.Pattern[str]], .
     return tuple((i, p) for _, i, p in sorted(out, key=lambda t: -t[0]))
 
 
+_DENY_WORD = re.compile(r"\b(?:not|nor|no|never|except|excluding|without)\b")
+
+
 def _denial_runs(before: str, question: Question, key: ChoiceKey) -> bool:
     """Whether a denial earlier in the same segment reaches this point ("not the A30 or").
 
     A part that starts with "no" but asserts a choice ("no overcommit") denies nothing."""
     segment = _SEGMENTS.split(before)[-1]
+    if not _DENY_WORD.search(segment):
+        return False
     for part in _PARTS.split(segment):
         if _DENYING_PART.match(part) and not _part_named(part, question, key):
             return True
