@@ -169,3 +169,36 @@ def test_a_fragment_names_the_choice_it_mostly_fits_despite_a_weak_rival() -> No
     assert grade(SCHEDULER, answer + ", each VM changes it at run time").verdict is (
         Verdict.INCORRECT
     )
+
+
+PRIORITY = make(
+    [
+        "Lower numbers mean higher priority",
+        "Out-of-range values are clamped",
+        "They affect compute kernels, not memory copies",
+        "A high-priority stream preempts running kernels",
+    ],
+    [
+        "Lower numbers mean higher priority",
+        "Out-of-range values are clamped",
+        "They affect compute kernels, not memory copies",
+    ],
+)
+
+
+def test_both_words_of_an_opposite_pair_in_the_choices_order_agree_with_it() -> None:
+    answer = "lower number = higher prio, clamped, kernels only not memcpy"
+    assert grade(PRIORITY, answer).verdict is Verdict.CORRECT
+
+
+def test_both_words_of_an_opposite_pair_swapped_do_not_name_the_choice() -> None:
+    answer = "higher number = lower prio, clamped, kernels only not memcpy"
+    assert grade(PRIORITY, answer).verdict is not Verdict.CORRECT
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.booleans(), st.sampled_from(["give", "mean", "=", "->", "means"]))
+def test_an_opposite_pair_is_read_in_order(swap: bool, link: str) -> None:
+    first, second = ("higher", "lower") if swap else ("lower", "higher")
+    answer = f"{first} numbers {link} {second} priority, clamped, kernels not memory copies"
+    assert (grade(PRIORITY, answer).verdict is Verdict.CORRECT) is not swap

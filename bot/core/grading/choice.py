@@ -303,6 +303,23 @@ def fragment_key(question: Question) -> FragmentKey:
     return FragmentKey(tuple(sets), plain, worth)
 
 
+def _clashing(text: str, choice: str, opposites: set[str]) -> set[str]:
+    """The opposites that clash: an answer that says both words of a pair, in the choice's
+    order, agrees with it ("lower number = higher priority"); in the other order it is a
+    swap ("higher number = lower priority")."""
+    if not opposites:
+        return opposites
+    said, meant = content_words(text), content_words(choice)
+    clash = set()
+    for o in opposites:
+        pairs = [w for w in OPPOSITE.get(o, ()) if w in said and w in meant and o in said]
+        if not pairs or any(
+            (said.index(w) < said.index(o)) != (meant.index(w) < meant.index(o)) for w in pairs
+        ):
+            clash.add(o)
+    return clash
+
+
 def _fragment_named(text: str, question: Question, lone_share: float = 0.34) -> int | None:
     """The one choice a fragment of ``text`` points to, by the words it uses.
 
@@ -318,7 +335,7 @@ def _fragment_named(text: str, question: Question, lone_share: float = 0.34) -> 
     for i, words in enumerate(key.words):
         weight = sum(key.worth[w] for w in words & given)
         against = sum(max(key.worth[w], 0.5) for w in words & flipped)
-        against += 2.0 * len(opposites & key.plain[i])
+        against += 2.0 * len(_clashing(text, question.choices[i], opposites & key.plain[i]))
         total = sum(key.worth[w] for w in words) or 1.0
         scored.append((weight - against, weight / total, i))
     scored.sort(reverse=True)
