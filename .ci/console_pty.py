@@ -12,7 +12,7 @@ import sys
 import time
 
 LIMIT = 60.0  # seconds for each expected text before giving up
-ARGS = ["studybot", "console", "--user", "alice", "--clock", "2026-12-01T08:30:00+00:00"]
+ARGS = ["studybot", "console", "--user", "pat", "--clock", "2026-12-01T08:30:00+00:00"]
 screen = b""
 
 
@@ -46,7 +46,7 @@ def main() -> int:
         os.environ.setdefault("TERM", "xterm-256color")
         os.environ["PROMPT_TOOLKIT_NO_CPR"] = "1"
         os.execvp(ARGS[0], ARGS)
-    wait_for(fd, b"alice>")
+    wait_for(fd, b"pat>")  # a user of its own: earlier CI steps gave alice a streak
     type_keys(fd, b"/stre\t")
     type_keys(fd, b"\r")
     wait_for(fd, b"No streak running")
