@@ -249,6 +249,14 @@ def test_an_unknown_team_on_the_board_suggests_the_closest(quiz_app: App) -> Non
     assert row_counts(quiz_app) == before
 
 
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_period_may_follow_teams(kind: str) -> None:
+    query = parse_query(f"teams {kind}")
+    assert (query.period, query.teams, query.team) == (kind, True, None)
+    with pytest.raises(UserError):
+        parse_query(f"month teams {kind}")  # two periods
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.text(max_size=50))
 def test_board_arguments_either_parse_or_raise_a_user_error(text: str) -> None:

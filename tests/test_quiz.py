@@ -316,6 +316,16 @@ def test_an_unknown_topic_suggests_the_closest_and_writes_nothing(
     assert row_counts(quiz_app) == before
 
 
+def test_a_word_like_no_topic_gets_the_list_and_no_far_fetched_suggestion(
+    qchat: Transcript, quiz_app: App
+) -> None:
+    before = row_counts(quiz_app)
+    text = qchat.say("/quiz impossible")
+    assert "There is no topic 'impossible'" in text and "Topics:" in text
+    assert "Did you mean" not in text
+    assert row_counts(quiz_app) == before
+
+
 @pytest.mark.parametrize("n", ["0", "21", "-3", "1000000000000"])
 def test_a_number_of_questions_out_of_range_is_refused_and_writes_nothing(
     qchat: Transcript, quiz_app: App, n: str

@@ -81,6 +81,8 @@ def test_the_last_member_leaving_removes_the_team(quiz_app: App) -> None:
         ("/team join gpu gan", "Did you mean GPU Gang?"),
         ("/team join GPU Gang", "You are already in 'GPU Gang'"),
         ("/team leave Other", "You are not in 'Other'"),
+        ("/team leave Everyone", "Everyone is the whole workspace"),
+        ("/team join everyone", "cannot be joined or left"),
         ("/team dance", "Usage: /team"),
         ("/team", "Usage: /team"),
     ],

@@ -189,7 +189,8 @@ def record(
 
 
 def parse_query(args: str) -> BoardQuery:
-    """``[week|month|all] [team NAME | teams]`` in that order; raises UserError otherwise."""
+    """``[week|month|all] [team NAME | teams]``, the period also after ``teams``
+    (``/leaderboard teams all``); raises UserError otherwise."""
     words = args.split()
     period = "week"
     if words and words[0].lower() in KINDS:
@@ -199,6 +200,8 @@ def parse_query(args: str) -> BoardQuery:
     head = words[0].lower()
     if head == "teams" and len(words) == 1:
         return BoardQuery(period, teams=True)
+    if head == "teams" and len(words) == 2 and words[1].lower() in KINDS and period == "week":
+        return BoardQuery(words[1].lower(), teams=True)
     if head == "team":
         name = " ".join(words[1:])
         if not name:

@@ -82,12 +82,21 @@ def clean_name(raw: str) -> str:
     return name
 
 
+#: How people name the team that is the whole workspace (shown first by /team list).
+WORKSPACE_TEAM_NAMES = ("everyone", "everyone (the workspace)", "the workspace")
+
+
 def find_team(ctx: Context, raw: str) -> Team:
     """The team named ``raw`` (any case); NotFound suggests the closest name."""
     name = clean_name(raw)
     team = ctx.uow[TEAMS].find(ctx.workspace, name_key(name))
     if team is not None:
         return team
+    if name_key(name) in WORKSPACE_TEAM_NAMES:
+        raise UserError(
+            "Everyone is the whole workspace: every member is in it, so it cannot be joined or "
+            "left. Study groups are the teams you join and leave (/team list)."
+        )
     names = [t.name for t in ctx.uow[TEAMS].all(ctx.workspace)]
     match = (
         process.extractOne(name, names, processor=utils.default_process, score_cutoff=60)

@@ -50,7 +50,7 @@ def _topic_or_error(word: str, topics: list[str]) -> str:
     if found is not None:
         return found
     match = (
-        process.extractOne(word, topics, processor=utils.default_process, score_cutoff=50)
+        process.extractOne(word, topics, processor=utils.default_process, score_cutoff=65)
         if topics
         else None
     )
