@@ -217,6 +217,17 @@ class OutboxDeliverer:
             await self._done.wait_for(lambda: self._completed >= target)
         return self.sent - before
 
+    async def flush(self, timeout: float = 10.0) -> None:
+        """Send what is due now, for at most ``timeout`` seconds; nothing when the background
+        task is not running. A platform adapter calls it before it closes its client, so the
+        replies of the handlers it just finished still go out through it."""
+        if self._worker is None or self._worker.done():
+            return
+        try:
+            await asyncio.wait_for(self.settle(), timeout)
+        except TimeoutError:
+            log.warning("outbox delivery did not settle within %.0fs of a client closing", timeout)
+
     async def stop(self, timeout: float = 10.0) -> None:
         """Stop the background task after the pass in flight (at most ``timeout`` seconds)."""
         task, self._worker = self._worker, None

@@ -71,6 +71,7 @@ class DiscordAdapter:
             guild = settings.studybot_discord_guild_id
             sync = SyncTarget(int(guild) if guild and guild.isdigit() else None)
         self.client = make_client(app, settings, sync, **client_options)
+        self._deliverer = app.runner.deliverer
         self.notifier: Notifier = self.client.notifier
         app.register_notifier(self.name, self.notifier)
         self.http: HttpInteractions | None = (
@@ -135,6 +136,7 @@ class DiscordAdapter:
         if self.http is not None:
             await self.http.drain()
         await self.client.handler.drain()
+        await self._deliverer.flush()  # their replies leave while the client is still open
         await self.client.close()
         if self._connection is not None:
             with suppress(asyncio.CancelledError, Exception):
