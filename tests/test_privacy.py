@@ -13,10 +13,10 @@ import pytest
 from sqlalchemy import func, select
 
 from bot.bootstrap import App, bootstrap
+from bot.cli import main
 from bot.config import Settings
 from bot.core.bank import QuestionBank
 from bot.core.clock import SimulatedClock
-from bot.cli import main
 from bot.core.events import Event, EventKind
 from bot.core.messages import Delivery, Outgoing
 from bot.db.models import (
