@@ -61,6 +61,9 @@ def latest_quiz(app: App) -> list[str]:
 
 
 def test_goal_is_set_shown_and_ended(mchat: Transcript, mapp: App) -> None:
+    assert "/goal DATE [loop|technical|product|behavioral] | off — an interview date" in (
+        mchat.say("/help")
+    )
     assert "no interview date set" in mchat.say("/goal")
     reply = mchat.say("/goal 2027-02-10 technical")
     assert "Interview date set: Wed 10 Feb 2027 (technical), in 71 days." in reply
