@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 
-from bot.core import leaderboard, srs
+from bot.core import goal, leaderboard, srs
 from bot.core.content import Question
 from bot.core.context import Context
 from bot.core.errors import UserError
@@ -161,7 +161,13 @@ def _review(
         seen_before=card is not None,
     )
     new_card = srs.review(
-        card, user=ctx.user, question_id=question.id, rating=rating, now=now, zone=ctx.user_zone
+        card,
+        user=ctx.user,
+        question_id=question.id,
+        rating=rating,
+        now=now,
+        zone=ctx.user_zone,
+        retention=goal.retention_for(ctx),
     )
     ctx.uow[REVIEWS].save(new_card)
     return new_card

@@ -13,6 +13,7 @@ from bot.core.daily.posting import show_daily
 from bot.core.daily.studybot import studybot_command
 from bot.core.disputes import dispute_action, dispute_command, review_action
 from bot.core.errors import UserError
+from bot.core.goal import goal_command
 from bot.core.messages import Card, Delivery, Outgoing, say
 from bot.core.mock.commands import mock_action, mock_command
 from bot.core.model import USERS
@@ -146,6 +147,12 @@ _SPECS = [
         "/away FROM TO | off | list | cancel ID",
         "time away: your streak pauses (no freeze spent) and reminders stop",
         away_command,
+    ),
+    CommandSpec(
+        "goal",
+        "/goal DATE [loop|technical|product|behavioral] | off",
+        "an interview date: reviews tighten as it nears, /stats shows the days left",
+        goal_command,
     ),
     CommandSpec("tz", "/tz ZONE", "set your time zone (IANA name, e.g. Europe/Berlin)", _tz),
     CommandSpec(

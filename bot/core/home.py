@@ -17,6 +17,7 @@ from collections.abc import Callable
 
 from bot.core.away import away_note
 from bot.core.context import Context
+from bot.core.goal import goal_fields
 from bot.core.leaderboard import LEADERBOARD, period_of, ranked_teams
 from bot.core.messages import Card, Delivery, Field, Outgoing
 from bot.core.mock.common import zone_of
@@ -144,6 +145,7 @@ SECTIONS: list[Section] = [
     streak_section,
     reviews_section,
     mock_section,
+    goal_fields,
     rank_section,
 ]
 

@@ -8,8 +8,9 @@ today" means the user's today.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, time, timedelta, tzinfo
+from functools import lru_cache
 from typing import Any, Protocol
 
 from fsrs import Card as FsrsCard
@@ -20,7 +21,12 @@ from bot.core.ports import Port
 
 # Answers faster than this (seconds since the question was shown) count as "quick".
 QUICK_SECONDS = {"choice": 15, "multi": 25, "numeric": 20, "short": 20, "open": 90}
-_SCHEDULER = Scheduler(enable_fuzzing=False)
+DEFAULT_RETENTION = 0.9  # FSRS's own default: the chance of recalling a card when it is due
+
+
+@lru_cache(maxsize=64)
+def _scheduler(retention: float) -> Scheduler:
+    return Scheduler(desired_retention=retention, enable_fuzzing=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,11 +92,16 @@ def review(
     rating: Rating,
     now: datetime,
     zone: tzinfo,
+    retention: float | None = None,
 ) -> ReviewCard:
-    """The card after one review at ``now`` with ``rating``; a new card when ``card`` is None."""
+    """The card after one review at ``now`` with ``rating``; a new card when ``card`` is None.
+
+    ``retention`` is the desired retention FSRS schedules for (default 0.9): higher means
+    shorter intervals (``bot.core.goal`` raises it as an interview date nears)."""
     stored: Any = card.state if card is not None else None  # fsrs's own dict form
     fsrs_card = FsrsCard.from_dict(stored) if stored else FsrsCard(card_id=1, due=now)
-    fsrs_card, _log = _SCHEDULER.review_card(fsrs_card, rating, now)
+    scheduler = _scheduler(round(retention or DEFAULT_RETENTION, 3))
+    fsrs_card, _log = scheduler.review_card(fsrs_card, rating, now)
     due = _snap_to_local_day(fsrs_card.due, now, zone)
     state: dict[str, Any] = dict(fsrs_card.to_dict())
     state["lapses"] = int((card.state.get("lapses", 0) if card else 0) + (rating == Rating.Again))
@@ -121,3 +132,14 @@ def describe_due(due: datetime, now: datetime, zone: tzinfo) -> str:
     if local.date() == today + timedelta(days=1):
         return "tomorrow" if local.time() == time(0) else f"tomorrow at {local:%H:%M}"
     return f"{local:%a %d %b}"
+
+
+def due_by(card: ReviewCard | None, *, user: User, question_id: str, due: datetime) -> ReviewCard:
+    """``card`` made due no later than ``due``, its memory state kept; a new, unreviewed
+    card due at ``due`` when the user has none (a missed rubric point in a mock)."""
+    if card is None:
+        state: dict[str, Any] = dict(FsrsCard(card_id=1, due=due).to_dict())
+        return ReviewCard(user.id, user.workspace_id, question_id, state, due, None, 0)
+    if card.due_at <= due:
+        return card
+    return replace(card, state={**card.state, "due": due.isoformat()}, due_at=due)

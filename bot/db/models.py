@@ -262,6 +262,21 @@ class AwayPeriodRow(Base):
     created_at: Mapped[datetime]
 
 
+class InterviewGoalRow(Base):
+    """A user's interview date (``/goal``): a local date and the mock format it is like."""
+
+    __tablename__ = "interview_goal"
+
+    user_id: Mapped[int] = mapped_column(
+        ForeignKey("user.id", ondelete="CASCADE"), primary_key=True
+    )
+    workspace_id: Mapped[int] = mapped_column(ForeignKey("workspace.id", ondelete="CASCADE"))
+    day: Mapped[date] = mapped_column(Date)
+    format: Mapped[str] = mapped_column(String(16))
+    created_at: Mapped[datetime]
+    mock_suggested_at: Mapped[datetime | None]  # /stats suggested a mock (once per date)
+
+
 class StreakRow(Base):
     __tablename__ = "streak"
 
@@ -344,6 +359,7 @@ class MockInterviewRow(Base):
     started_at: Mapped[datetime | None]
     ended_at: Mapped[datetime | None]
     sequence: Mapped[int] = mapped_column(Integer, default=0)  # .ics SEQUENCE: bumps on a move
+    focus: Mapped[str | None] = mapped_column(String(16))  # "weak": rounds from weak topics
 
 
 class MockRoundRow(Base):

@@ -12,6 +12,7 @@ from bot.core.away import AWAY
 from bot.core.clock import Clock
 from bot.core.daily.schedule import DAILY, SCHEDULES
 from bot.core.disputes import DISPUTES
+from bot.core.goal import GOALS
 from bot.core.leaderboard import LEADERBOARD
 from bot.core.messages import OUTBOX
 from bot.core.mock.model import MOCKS
@@ -23,7 +24,7 @@ from bot.core.srs import REVIEWS
 from bot.core.stats import STATS
 from bot.core.streaks import STREAKS
 from bot.core.teams import TEAMS
-from bot.db.daily import SqlAway, SqlDaily, SqlSchedules, SqlStreaks
+from bot.db.daily import SqlAway, SqlDaily, SqlGoals, SqlSchedules, SqlStreaks
 from bot.db.disputes import SqlDisputes
 from bot.db.leaderboard import SqlLeaderboard
 from bot.db.mock import SqlMocks
@@ -68,6 +69,7 @@ provide(AWAY, SqlAway)
 provide(MOCKS, SqlMocks)
 provide(DISPUTES, SqlDisputes)
 provide(PERSONAL_DATA, SqlPersonalData)
+provide(GOALS, SqlGoals)
 
 
 class SqlUnitOfWork:

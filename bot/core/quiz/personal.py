@@ -10,11 +10,12 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from bot.core import srs
+from bot.core import goal, srs
 from bot.core.answers import AnswerKind, AnswerTo, grade_answer, record_answer
 from bot.core.context import Context
 from bot.core.display import displayed, quiz_seed
 from bot.core.errors import UserError
+from bot.core.mastery import WEAK_MEAN
 from bot.core.messages import Button, ButtonStyle, Card, Outgoing, say
 from bot.core.numbers import whole_number
 from bot.core.quiz.common import (
@@ -42,12 +43,14 @@ from bot.core.quiz.model import (
 from bot.core.srs import REVIEWS
 from bot.core.stats import topic_scores
 
-WEAK_TOPIC = 0.7  # topics whose mean score is below this are weak
+WEAK_TOPIC = WEAK_MEAN  # topics whose mean score is below this are weak
 
 
 def pick_questions(ctx: Context, request: QuizRequest, *, due_only: bool = False) -> list[str]:
     """Due reviews first (earliest due first), then weak topics (weakest first), then new
-    questions; then anything else, so that the quiz has ``n`` questions when it can."""
+    questions; then anything else, so that the quiz has ``n`` questions when it can.
+    Among weak and among new ones, the topics of the user's interview come first
+    (``goal.topic_priority``)."""
     pool = [
         q
         for q in ctx.bank.all()
@@ -66,14 +69,15 @@ def pick_questions(ctx: Context, request: QuizRequest, *, due_only: bool = False
     scores = topic_scores(ctx, ctx.user)
     weak = {t: s[0] for t, s in scores.items() if s[0] < WEAK_TOPIC}
     chosen = {q.id for q in due}
+    lead = goal.topic_priority(ctx)
     weak_qs = sorted(
         (q for q in pool if q.topic in weak and q.id not in chosen),
-        key=lambda q: (weak[q.topic], q.id in cards, shuffle_key(seed, q.id)),
+        key=lambda q: (-lead(q.topic), weak[q.topic], q.id in cards, shuffle_key(seed, q.id)),
     )
     chosen |= {q.id for q in weak_qs}
     new = sorted(
         (q for q in pool if q.id not in cards and q.id not in chosen),
-        key=lambda q: shuffle_key(seed, q.id),
+        key=lambda q: (-lead(q.topic), shuffle_key(seed, q.id)),
     )
     chosen |= {q.id for q in new}
     rest = sorted((q for q in pool if q.id not in chosen), key=lambda q: (cards[q.id].due_at, q.id))

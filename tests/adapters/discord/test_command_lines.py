@@ -62,6 +62,9 @@ CASES: list[tuple[str, list[dict[str, Any]], str]] = [
     ("away", [o("start", "friday")], "friday"),
     ("away", [o("action", "off")], "off"),
     ("away", [o("id", 3, INTEGER), o("action", "cancel")], "cancel 3"),
+    ("goal", [], ""),
+    ("goal", [o("format", "technical"), o("date", "2027-02-10")], "2027-02-10 technical"),
+    ("goal", [o("action", "off")], "off"),
     ("stats", [], ""),
     ("stats", [peer("user", PEER)], f"<@{PEER}>"),
     ("mock", [sub("schedule", o("when", "tomorrow 15:00"))], "schedule tomorrow 15:00"),
@@ -77,6 +80,11 @@ CASES: list[tuple[str, list[dict[str, Any]], str]] = [
             )
         ],
         f"schedule Fri 3pm with <@{PEER}> technical box=10m",
+    ),
+    (
+        "mock",
+        [sub("schedule", o("focus", "weak"), o("when", "tomorrow 15:00"))],
+        "schedule tomorrow 15:00 focus=weak",
     ),
     ("mock", [sub("list")], "list"),
     ("mock", [sub("cancel", o("id", 12, INTEGER))], "cancel 12"),
