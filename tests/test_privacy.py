@@ -63,6 +63,7 @@ def busy_person(app: App, user: str) -> Transcript:
     assert "Correct" in person.say("alpha")
     person.send("/quiz cuda 1")
     assert "Correct" in person.say("alpha")
+    person.send("/goal 2027-02-10 technical")
     if "already" not in person.say("/team create Infra"):
         return person
     person.send("/team join Infra")
@@ -103,7 +104,14 @@ def test_export_me_sends_every_row_of_mine_and_none_of_anyone_else(app: App) -> 
     assert document["studybot_export"] == 1 and document["user"] == "alice"
     tables = document["tables"]
     assert [row["external_id"] for row in tables["user"]] == ["alice"]
-    for name in ("attempt", "streak", "activity_day", "review_card", "team_member"):
+    for name in (
+        "attempt",
+        "streak",
+        "activity_day",
+        "review_card",
+        "team_member",
+        "interview_goal",
+    ):
         assert tables[name], f"{name} is missing from the export"
         assert {row["user_id"] for row in tables[name]} == {alice_id}
     assert len(tables["attempt"]) == rows_of(app, AttemptRow, alice_id)
