@@ -101,10 +101,13 @@ class App:
 
 
 def build_grader(settings: Settings) -> Grader:
-    """The grader the settings describe (the reference backend of open questions); what
-    ``studybot run``, ``console`` and ``regrade`` grade with."""
+    """The grader the settings describe (the reference backend of open questions, and the
+    optional judge where the rules are unsure); what ``studybot run``, ``console`` and
+    ``regrade`` grade with."""
+    from bot.judge_http import judged
+
     set_reference_backend(settings.studybot_reference_backend)
-    return grading.grade
+    return judged(settings, grading.grade)
 
 
 def default_jobs() -> list[DueJob]:
