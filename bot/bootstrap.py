@@ -97,6 +97,9 @@ class App:
 
     def close(self) -> None:
         self.runner.deliverer.cancel()
+        close_grader = getattr(self.services.grade, "close", None)
+        if callable(close_grader):  # the judge's pool (bot.core.grading.judge)
+            close_grader()
         self.engine.dispose()
 
 

@@ -97,7 +97,7 @@ def _read(response: Any, deadline: float) -> bytes:
     while True:
         if time.monotonic() > deadline:
             raise TimeoutError("the reply took too long")
-        chunk = response.read(16384)
+        chunk = response.read1(16384)  # what has arrived: a trickle cannot outlast the deadline
         if not chunk:
             return b"".join(chunks)
         size += len(chunk)

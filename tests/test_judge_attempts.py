@@ -7,6 +7,7 @@ judge down, the rules' grade is recorded and says so. A regrade keeps what grade
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -85,6 +86,32 @@ def test_with_the_judge_down_the_rules_grade_is_recorded_as_the_rules(start_app:
         "",
     )
     assert (first.grader_version, first.grader_model) == (GRADER_VERSION, "")
+
+
+def test_a_slow_judge_does_not_hold_the_reply_past_its_timeout(
+    db_url: str, clock: SimulatedClock
+) -> None:
+    with fake_judge(hold=True) as fake:
+        settings = Settings(
+            studybot_database_url=db_url,
+            studybot_judge_url=fake.url,
+            studybot_judge_model=MODEL,
+            studybot_judge_timeout=0.3,
+        )
+        app = bootstrap(settings, clock=clock, bank=BANK, auto_migrate=True)
+        try:
+            chat = Transcript(app)
+            chat.start()
+            chat.say("/quiz system-design 1")
+            started = time.perf_counter()
+            reply = chat.say(BORDERLINE)
+            waited = time.perf_counter() - started
+            (attempt,), _ = _rows(app)
+        finally:
+            app.close()
+        assert len(fake.requests) == 1
+    assert "Partly there" in reply and waited < 2.0
+    assert (attempt.verdict, attempt.grader_version) == ("partial", GRADER_VERSION)
 
 
 def test_a_regrade_records_what_graded_it_and_leaves_judged_attempts_current(
