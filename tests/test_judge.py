@@ -341,3 +341,76 @@ def test_the_completions_address_is_made_from_the_base_url() -> None:
         == "https://x.test/v1/chat/completions"
     )
     assert HttpJudge("http://127.0.0.1:8080/v1", MODEL).model == MODEL
+
+
+# ---- bad answers with a judge configured ---------------------------------------------------
+
+
+class EchoJudge:
+    """A judge in memory that claims every point, quoting a piece of the answer it is shown
+    (what a talked-round model would do); it counts its calls."""
+
+    model = "echo"
+
+    def __init__(self) -> None:
+        self.calls = 0
+        self.shown = ""  # the answer as the judge saw it
+        self.quoted = ""
+
+    def ask(self, messages: Any, *, timeout: float) -> str:
+        self.calls += 1
+        self.shown = answer = json.loads(messages[-1]["content"])["answer"]
+        self.quoted = piece = answer[len(answer) // 3 : len(answer) // 3 + 40]
+        points = [{"id": f"p{i}", "status": "made", "evidence": piece} for i in (1, 2)]
+        return json.dumps({"points": points})
+
+
+UNREADABLE = {
+    "huge": "MIG gives dedicated memory. " * 400,
+    "binary": "\x00\x01\x02\ufffd\x7f" * 50,
+    "emoji-only": "🙂🙂🔥",
+    "punctuation": "?!...",
+}
+
+
+@pytest.mark.parametrize("answer", UNREADABLE.values(), ids=UNREADABLE.keys())
+def test_a_reply_that_is_no_answer_gets_the_rules_hint_and_no_judge(answer: str) -> None:
+    judge = EchoJudge()
+    result = JudgedGrader(grade, judge)(Q, answer)
+    assert result == grade(Q, answer) and not result.answered
+    assert judge.calls == 0
+
+
+def test_an_answer_in_several_scripts_is_judged_on_whole_words_only() -> None:
+    answer = "MIG は専用メモリ dedicated memory を持つ。Время — один домен."
+    judge = EchoJudge()  # quotes "ted memory を持つ。Время — один домен."
+    result = JudgedGrader(grade, judge)(Q, answer)
+    assert judge.calls == 1
+    assert (result.verdict, result.matched) == (Verdict.PARTIAL, grade(Q, answer).matched)
+
+
+def test_an_empty_answer_is_still_a_user_error_with_a_judge_configured() -> None:
+    from bot.core.errors import UserError
+
+    judge = EchoJudge()
+    with pytest.raises(UserError, match="empty"):
+        JudgedGrader(grade, judge)(Q, "   ")
+    assert judge.calls == 0
+
+
+@given(st.text(max_size=400))
+def test_with_any_answer_a_judge_never_crashes_and_never_credits_unquoted_words(
+    answer: str,
+) -> None:
+    from bot.core.errors import UserError
+
+    try:
+        rules = grade(Q, answer)
+    except UserError:
+        return
+    judge = EchoJudge()
+    result = JudgedGrader(grade, judge)(Q, answer)
+    assert isinstance(result, Grade) and result.answered is rules.answered
+    for point in set(result.matched) - set(rules.matched):
+        index = [p.point for p in Q.rubric].index(point)
+        assert quoted_in(judge.quoted, judge.shown) and about_point(judge.quoted, Q, index)
