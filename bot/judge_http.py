@@ -128,9 +128,12 @@ def judged(settings: Settings, rules: Grader) -> Grader:
         settings.studybot_judge_model,
         key.get_secret_value() if key is not None else None,
     )
+    from bot.metrics import JUDGE
+
     return JudgedGrader(
         rules,
         judge,
         timeout=settings.studybot_judge_timeout,
         cache_size=settings.studybot_judge_cache_size,
+        observe=lambda outcome: JUDGE.labels(outcome).inc(),
     )

@@ -414,3 +414,22 @@ def test_with_any_answer_a_judge_never_crashes_and_never_credits_unquoted_words(
     for point in set(result.matched) - set(rules.matched):
         index = [p.point for p in Q.rubric].index(point)
         assert quoted_in(judge.quoted, judge.shown) and about_point(judge.quoted, Q, index)
+
+
+def test_the_metrics_count_what_the_judge_did() -> None:
+    from bot.metrics import REGISTRY
+
+    def count(outcome: str) -> float:
+        return REGISTRY.get_sample_value("studybot_judge_total", {"outcome": outcome}) or 0.0
+
+    before = {o: count(o) for o in ("read", "cached", "withheld", "unavailable", "resting")}
+    with fake_judge(lambda body: GOOD) as fake:
+        judge = grader(fake.url)
+        judge(Q, BORDERLINE)
+        judge(Q, BORDERLINE)
+        judge(Q, INJECTIONS[0])
+        fake.respond = lambda body: (500, b"{}")
+        judge(Q, BORDERLINE + " Twice.")
+        judge(Q, BORDERLINE + " Thrice.")
+    after = {o: count(o) - before[o] for o in before}
+    assert after == {"read": 1, "cached": 1, "withheld": 1, "unavailable": 1, "resting": 1}

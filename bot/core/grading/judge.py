@@ -53,6 +53,12 @@ JUDGE_VERSION = "judge-1"
 MAX_REPLY_CHARS = 64_000  # a judge's reply longer than this is not read
 MAX_EVIDENCE_CHARS = 600
 
+#: What became of an answer the rules were unsure of: its reading was read from the judge,
+#: or taken from the cache; it was withheld (it addresses the grader); the judge was resting
+#: after a failure, timed out, was unavailable, replied unreadably, or failed unexpectedly.
+OUTCOMES = ("read", "cached", "withheld", "resting", "timeout", "unavailable", "unreadable",
+            "failed")  # fmt: skip
+
 Status = Literal["made", "missed", "contradicted"]
 STATUSES: frozenset[str] = frozenset({"made", "missed", "contradicted"})
 
@@ -273,8 +279,10 @@ class JudgedGrader:
     """A grader: the rules first, the judge where they are unsure (see the module docstring).
 
     Takes the rules grader, the judge, the longest wait in seconds, the cache's size in
-    readings, the pause after a failure, and the monotonic clock (tests move it). Called like
-    :func:`bot.core.grading.grade`; raises what the rules raise, never a judge failure.
+    readings, the pause after a failure, the monotonic clock (tests move it), and ``observe``,
+    told the outcome of every answer the rules were unsure of (one of ``OUTCOMES``; the
+    metrics count them). Called like :func:`bot.core.grading.grade`; raises what the rules
+    raise, never a judge failure.
     """
 
     def __init__(
@@ -287,6 +295,7 @@ class JudgedGrader:
         cooldown: float = 30.0,
         monotonic: Callable[[], float] = time.monotonic,
         workers: int = 4,
+        observe: Callable[[str], None] = lambda outcome: None,
     ) -> None:
         self.rules = rules
         self.judge = judge
@@ -294,6 +303,7 @@ class JudgedGrader:
         self.cache_size = cache_size
         self.cooldown = cooldown
         self.monotonic = monotonic
+        self.observe = observe
         self._cache: OrderedDict[tuple[str, str, str, str], dict[int, Claim]] = OrderedDict()
         self._lock = threading.Lock()
         self._resting_until = float("-inf")
@@ -307,16 +317,20 @@ class JudgedGrader:
             return rules
         text = _clean(answer[:MAX_ANSWER_CHARS])
         if addresses_grader(text):  # it tries to instruct the grader: the rules decide
+            self.observe("withheld")
             return rules
         key = (question.id, question.content_hash, text, self.judge.model)
         with self._lock:
             claims = self._cache.get(key)
             if claims is not None:
                 self._cache.move_to_end(key)
-        if claims is None:
+        if claims is not None:
+            self.observe("cached")
+        else:
             claims = self._consult(question, text)
             if claims is None:
                 return rules
+            self.observe("read")
             with self._lock:
                 self._cache[key] = claims
                 while len(self._cache) > self.cache_size:
@@ -325,6 +339,7 @@ class JudgedGrader:
 
     def _consult(self, question: Question, text: str) -> dict[int, Claim] | None:
         if self.monotonic() < self._resting_until:
+            self.observe("resting")
             return None
         messages = build_messages(question, text)
         future = self._pool.submit(self.judge.ask, messages, timeout=self.timeout)
@@ -333,12 +348,16 @@ class JudgedGrader:
             return read_claims(raw, question, text)
         except FutureTimeout:
             future.cancel()
+            self.observe("timeout")
             self._rest(f"no reply within {self.timeout:g} s")
         except JudgeUnreadable as exc:
+            self.observe("unreadable")
             log.warning("judge %s: %s; the rules' grade stands", self.judge.model, exc)
         except JudgeUnavailable as exc:
+            self.observe("unavailable")
             self._rest(str(exc))
         except Exception:  # a judge implementation's bug must not cost the user a reply
+            self.observe("failed")
             log.exception("judge %s failed; the rules' grade stands", self.judge.model)
         return None
 
