@@ -110,7 +110,7 @@ def _message_text(raw: bytes) -> str:
     try:
         payload = json.loads(raw)
         content = payload["choices"][0]["message"]["content"]
-    except (ValueError, KeyError, IndexError, TypeError) as exc:
+    except (ValueError, KeyError, IndexError, TypeError, RecursionError) as exc:
         raise JudgeUnavailable("the reply is not a chat completion") from exc
     if not isinstance(content, str):
         raise JudgeUnavailable("the reply's message has no text")

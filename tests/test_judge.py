@@ -199,6 +199,8 @@ WRONG_REPLIES: dict[str, Reply] = {
     "entries-not-objects": completion('{"points": ["p2", null, 3]}'),
     "conflicting": reading(("p2", "made", SECOND), ("p2", "missed", "")),
     "a-huge-reply": completion(" " * 70_000 + '{"points": []}'),
+    "nested-too-deep": completion("[" * 30_000 + "]" * 30_000),
+    "body-nested-too-deep": (200, b"[" * 30_000 + b"]" * 30_000),
 }
 
 
@@ -209,6 +211,12 @@ def test_a_reply_of_the_wrong_shape_changes_nothing(reply: Reply) -> None:
     assert len(fake.requests) == 1
     assert result.verdict is Verdict.PARTIAL
     assert result.matched == grade(Q, BORDERLINE).matched
+
+
+def test_two_quotes_for_the_same_point_both_stand() -> None:
+    twice = reading(("p2", "made", SECOND), ("p2", "made", "the same fault domain"))
+    with fake_judge(lambda body: twice) as fake:
+        assert grader(fake.url)(Q, BORDERLINE).verdict is Verdict.CORRECT
 
 
 def test_json_in_a_code_fence_is_read() -> None:

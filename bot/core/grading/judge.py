@@ -214,7 +214,7 @@ def read_claims(raw: str, question: Question, answer: str) -> dict[int, Claim]:
     fenced = _FENCE.match(raw)
     try:
         data = json.loads(fenced.group(1) if fenced else raw)
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:  # nested past the parser's depth
         raise JudgeUnreadable("the judge's reply is not JSON") from exc
     if not isinstance(data, dict) or not isinstance(data.get("points"), list):
         raise JudgeUnreadable('the judge\'s reply has no "points" list')
@@ -226,7 +226,7 @@ def read_claims(raw: str, question: Question, answer: str) -> dict[int, Claim]:
         if claim is None:
             continue
         index, found = claim
-        if index in claims and claims[index] != found:
+        if index in claims and claims[index].status != found.status:
             conflicting.add(index)
         claims.setdefault(index, found)
     return {i: c for i, c in claims.items() if i not in conflicting}
