@@ -136,6 +136,7 @@ def record_answer(
             verdict=result.verdict.value,
             feedback=result.feedback,
             grader_version=result.grader,
+            grader_model=result.model,
             content_hash=question.content_hash,
             answered_at=now,
             daily_prompt_id=to.daily_prompt_id,

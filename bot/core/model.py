@@ -73,6 +73,7 @@ class Attempt:
     scored: bool = False
     points: int = 0
     id: int | None = None
+    grader_model: str = ""  # the judge's model when a judge took part in the grade
 
 
 class WorkspaceRepository(Protocol):

@@ -213,6 +213,8 @@ class AttemptRow(Base):
     verdict: Mapped[str] = mapped_column(String(16))
     points: Mapped[int] = mapped_column(Integer, default=0)
     grader_version: Mapped[str] = mapped_column(String(32))
+    # the judge's model when a judge took part in the grade (docs/judge.md), else ""
+    grader_model: Mapped[str] = mapped_column(String(200), default="", server_default="")
     content_hash: Mapped[str] = mapped_column(String(32))
     answered_at: Mapped[datetime]
 
@@ -227,6 +229,8 @@ class AttemptGradeRow(Base):
         ForeignKey("attempt.id", ondelete="CASCADE"), index=True
     )
     grader_version: Mapped[str] = mapped_column(String(32))
+    # the judge's model when a judge took part in the grade (docs/judge.md), else ""
+    grader_model: Mapped[str] = mapped_column(String(200), default="", server_default="")
     content_hash: Mapped[str] = mapped_column(String(32))
     score: Mapped[float] = mapped_column(Float)
     verdict: Mapped[str] = mapped_column(String(16))

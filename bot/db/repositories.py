@@ -67,6 +67,7 @@ def _attempt(row: AttemptRow, feedback: str = "") -> Attempt:
         verdict=row.verdict,
         feedback=feedback,
         grader_version=row.grader_version,
+        grader_model=row.grader_model,
         content_hash=row.content_hash,
         answered_at=row.answered_at,
         daily_prompt_id=row.daily_prompt_id,
@@ -229,6 +230,7 @@ class SqlAttempts(_Repo):
             "verdict": attempt.verdict,
             "points": attempt.points,
             "grader_version": attempt.grader_version,
+            "grader_model": attempt.grader_model,
             "content_hash": attempt.content_hash,
             "answered_at": attempt.answered_at,
         }
@@ -244,6 +246,7 @@ class SqlAttempts(_Repo):
             AttemptGradeRow(
                 attempt_id=row.id,
                 grader_version=row.grader_version,
+                grader_model=row.grader_model,
                 content_hash=row.content_hash,
                 score=row.score,
                 verdict=row.verdict,
