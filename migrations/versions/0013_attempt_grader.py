@@ -1,7 +1,7 @@
 """Every attempt, and every grade it has had, records the judge's model when one took part.
 
 Revision ID: 0013_attempt_grader
-Revises: 0008_delivery_seen
+Revises: 0010_interview_goal
 Create Date: 2026-12-01 16:20:00.000000
 
 """
@@ -13,7 +13,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = '0013_attempt_grader'
-down_revision: str | None = '0008_delivery_seen'
+down_revision: str | None = '0010_interview_goal'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
