@@ -24,6 +24,7 @@ from bot.core.clock import SimulatedClock
 from bot.core.content import Question, question_from_dict
 from bot.core.display import displayed, quiz_seed
 from bot.core.errors import UserError
+from bot.core.messages import Delivery
 from bot.core.model import User
 from bot.core.reviews import LIMIT_USAGE, parse_limit
 from bot.core.srs import REVIEWS
@@ -57,7 +58,8 @@ ISOLATION = question_from_dict(
 MISS = "noisy neighbours, slices"  # names two small points, never isolation: incorrect
 OTHERS = [make_question(f"cuda-{i}", "cuda") for i in range(6)]
 BULK = [make_question(f"bulk-{i:03d}", "bulk") for i in range(300)]
-BANK = QuestionBank([ISOLATION, *OTHERS, *BULK])
+LIVE = make_question("live-1", "gpu-sharing")  # the one question of its topic
+BANK = QuestionBank([ISOLATION, LIVE, *OTHERS, *BULK])
 
 
 @pytest.fixture
@@ -429,3 +431,34 @@ def test_answer_time_only_eases_a_right_answer_to_a_card_seen_before() -> None:
         for r in (slow, quick)
     ]
     assert dues[0] < dues[1]
+
+
+def test_a_leech_made_in_live_rounds_is_told_once_by_dm(
+    chat: Transcript, app: App, clock: SimulatedClock
+) -> None:
+    for day in range(1, srs.LEECH_LAPSES + 2):
+        chat.send("/quiz live gpu-sharing 1")  # a round in the channel; alice keeps missing it
+        question = displayed_live(app)
+        wrong = next(c for c in "ABCD" if c != right_letter(question))
+        replies = chat.send(f"/answer {wrong}")
+        dms = [m for m in replies if m.delivery is Delivery.DM and m.to == "alice"]
+        if day == srs.LEECH_LAPSES:
+            assert [m.card.title for m in dms] == ["A question you keep missing"]
+            assert "missed this question on 8 days, so it is a leech" in dms[0].text
+            assert "The answer: " in dms[0].text and LIVE.explanation in dms[0].text
+        else:
+            assert not dms, f"day {day}"
+        chat.send("/advance 1d")  # the round times out; the next day
+    row = cards(app)["live-1"]
+    assert (row.suspended, row.leech) == (True, True)
+    assert row.state["lapses"] == srs.LEECH_LAPSES + 1  # live rounds still ask it; it counts
+
+
+def displayed_live(app: App) -> Question:
+    with app.session_factory() as session:
+        row = session.scalars(
+            select(QuizSessionRow).where(QuizSessionRow.open_key.like("live:%"))
+        ).one()
+        question = displayed(BANK.get(row.question_ids[row.position]), quiz_seed(row.id))
+    assert question is not None
+    return question

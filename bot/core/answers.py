@@ -13,7 +13,9 @@ rules live here and only here (docs/architecture.md, "What an answer does"):
 - Board activity (a row on the leaderboards, an "active member" of a team) only for an
   answer that earned points.
 - Quiz, live and mock answers move the question's review card (spaced repetition); daily
-  answers do not.
+  answers do not. The answer that makes a card a leech (``srs.LEECH_LAPSES`` days failed)
+  suspends it and tells the user once: a quiz in its grade reply
+  (``RecordedAnswer.new_leech``), a live or mock answer by DM.
 - Every grade reply that is not correct carries a Dispute button for its attempt
   (:func:`dispute_button`; what a dispute does: ``bot.core.disputes``).
 """
