@@ -313,6 +313,22 @@ def test_after_two_weeks_away_300_due_cards_come_no_more_than_the_limit_a_day(
     assert reviewed == set(bulk)  # and every card is reviewed
 
 
+def test_back_early_from_time_away_the_backlog_is_spread_not_dumped(
+    chat: Transcript, app: App, clock: SimulatedClock
+) -> None:
+    seed_studied(app, [q.id for q in BULK], clock.now())
+    chat.say("/review limit 20")
+    chat.say("/away 2026-12-02 2026-12-31")
+    clock.advance(timedelta(days=10))
+    assert all(r.due_at <= clock.now() for r in cards(app).values())
+    back = chat.say("/away off")
+    assert back == (
+        "Welcome back! Today counts for your streak again. Reviews: 20 due now · 280 more "
+        "spread over the next 14 days (limit 20 a day)."
+    )
+    assert chat.send("/review")[0].card.title == "Review · question 1 of 20"
+
+
 def test_the_most_overdue_cards_come_first_as_a_share_of_their_interval() -> None:
     def card(qid: str, last: datetime, due: datetime) -> srs.ReviewCard:
         return srs.ReviewCard(1, 1, qid, {}, due, last, 3)
