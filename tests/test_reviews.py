@@ -5,6 +5,7 @@ not a lapse. On SQLite, and on PostgreSQL when it is configured."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -24,11 +25,10 @@ from bot.core.clock import SimulatedClock
 from bot.core.content import Question, question_from_dict
 from bot.core.display import displayed, quiz_seed
 from bot.core.errors import UserError
-from bot.core.messages import Delivery
 from bot.core.model import User
 from bot.core.reviews import LIMIT_USAGE, parse_limit
 from bot.core.srs import REVIEWS
-from bot.db.models import QuizSessionRow, ReviewCardRow, ReviewSettingRow, UserRow
+from bot.db.models import OutboxRow, QuizSessionRow, ReviewCardRow, ReviewSettingRow, UserRow
 from tests.support import Transcript, right_letter, row_counts
 from tests.test_quiz import make_question
 
@@ -449,6 +449,15 @@ def test_answer_time_only_eases_a_right_answer_to_a_card_seen_before() -> None:
     assert dues[0] < dues[1]
 
 
+def leech_dms(app: App) -> list[str]:
+    """The leech notices queued for alice (the outbox: delivery runs in the background)."""
+    with app.session_factory() as session:
+        rows = session.scalars(
+            select(OutboxRow).where(OutboxRow.key.like("leech:%")).order_by(OutboxRow.id)
+        ).all()
+        return [json.dumps(r.payload, ensure_ascii=False) for r in rows]
+
+
 def test_a_leech_made_in_live_rounds_is_told_once_by_dm(
     chat: Transcript, app: App, clock: SimulatedClock
 ) -> None:
@@ -456,15 +465,14 @@ def test_a_leech_made_in_live_rounds_is_told_once_by_dm(
         chat.send("/quiz live gpu-sharing 1")  # a round in the channel; alice keeps missing it
         question = displayed_live(app)
         wrong = next(c for c in "ABCD" if c != right_letter(question))
-        replies = chat.send(f"/answer {wrong}")
-        dms = [m for m in replies if m.delivery is Delivery.DM and m.to == "alice"]
-        if day == srs.LEECH_LAPSES:
-            assert [m.card.title for m in dms] == ["A question you keep missing"]
-            assert "missed this question on 8 days, so it is a leech" in dms[0].text
-            assert "The answer: " in dms[0].text and LIVE.explanation in dms[0].text
-        else:
-            assert not dms, f"day {day}"
+        chat.send(f"/answer {wrong}")
+        assert len(leech_dms(app)) == (day >= srs.LEECH_LAPSES), f"day {day}"
         chat.send("/advance 1d")  # the round times out; the next day
+    (notice,) = leech_dms(app)
+    assert '"delivery": "dm"' in notice and '"to": "alice"' in notice
+    assert "A question you keep missing" in notice
+    assert "missed this question on 8 days, so it is a leech" in notice
+    assert "The answer: " in notice and LIVE.explanation in notice
     row = cards(app)["live-1"]
     assert (row.suspended, row.leech) == (True, True)
     assert row.state["lapses"] == srs.LEECH_LAPSES + 1  # live rounds still ask it; it counts

@@ -14,7 +14,7 @@ Bad input raises a ``UserError``, so nothing is written.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from datetime import tzinfo
+from datetime import datetime, tzinfo
 from typing import Final
 
 from bot.core import srs
@@ -46,12 +46,19 @@ def review_plan(
     *,
     include: Callable[[ReviewCard], bool] | None = None,
     cards: Sequence[ReviewCard] | None = None,
+    priority: Callable[[ReviewCard, datetime], float] = srs.overdueness,
 ) -> ReviewPlan:
-    """``srs.plan_reviews`` for ``user`` now, with their limit (``cards``: theirs, if read)."""
+    """``srs.plan_reviews`` for ``user`` now, with their limit (``cards``: theirs, if read;
+    ``include`` and ``priority`` as ``plan_reviews`` takes them)."""
     if cards is None:
         cards = ctx.uow[REVIEWS].for_user(ctx.workspace, user)
     return srs.plan_reviews(
-        cards, now=ctx.now, zone=zone, limit=daily_limit(ctx, user), include=include
+        cards,
+        now=ctx.now,
+        zone=zone,
+        limit=daily_limit(ctx, user),
+        include=include,
+        priority=priority,
     )
 
 
