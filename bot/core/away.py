@@ -28,6 +28,7 @@ from bot.core.messages import Outgoing, say
 from bot.core.model import User
 from bot.core.numbers import whole_number
 from bot.core.ports import Port, UnitOfWork
+from bot.core.reviews import plan_summary, review_plan
 
 MAX_DAYS: Final = 90
 MAX_AHEAD: Final = timedelta(days=365)
@@ -230,7 +231,9 @@ def _back(ctx: Context, today: date) -> str:
         ctx.uow[AWAY].delete(ctx.user, period.id)
     else:
         ctx.uow[AWAY].set_last(ctx.user, period.id, today - timedelta(days=1))
-    return "Welcome back! Today counts for your streak again."
+    plan = review_plan(ctx, ctx.user, ctx.user_zone)
+    reviews = f" Reviews: {plan_summary(plan)}." if plan.due else ""
+    return "Welcome back! Today counts for your streak again." + reviews
 
 
 def _cancel(ctx: Context, words: Sequence[str]) -> str:

@@ -104,7 +104,10 @@ _SPECS = [
         quiz_command,
     ),
     CommandSpec(
-        "review", "/review [TOPIC] [N]", "review the questions that are due", review_command
+        "review",
+        "/review [TOPIC] [N] | limit [N] | leeches | suspend [ID] | unsuspend ID | bury [ID]",
+        "review what is due, within your daily limit; leeches, suspend or bury a card",
+        review_command,
     ),
     CommandSpec(
         "streak",

@@ -12,6 +12,7 @@ from bot.core.errors import NotFound, UserError
 from bot.core.mastery import STATS, StatsRepository, scores_of
 from bot.core.messages import Attachment, Card, Delivery, Field, Outgoing
 from bot.core.model import USERS, User
+from bot.core.reviews import plan_summary, review_plan
 from bot.core.srs import REVIEWS
 from bot.core.streaks import STREAKS
 from bot.core.timezones import zone
@@ -96,13 +97,20 @@ def stats_command(ctx: Context, args: str) -> list[Outgoing]:
             f"{streak.current} day{'s' * (streak.current != 1)} (longest {streak.longest})",
         )
     )
-    due = ctx.uow[REVIEWS].count_due(ctx.workspace, user, ctx.now)
     cards = ctx.uow[REVIEWS].for_user(ctx.workspace, user)
-    upcoming = min((c.due_at for c in cards if c.due_at > ctx.now), default=None)
-    reviews = f"{due} due now"
-    if upcoming is not None:
-        reviews += f" · next {srs.describe_due(upcoming, ctx.now, srs_zone(ctx, user))}"
+    user_zone = srs_zone(ctx, user)
+    plan = review_plan(ctx, user, user_zone, cards=cards)
+    reviews = plan_summary(plan)
+    upcoming = srs.next_review_at(plan, cards, ctx.now, user_zone)
+    if upcoming is not None and upcoming > ctx.now:
+        reviews += f" · next {srs.describe_due(upcoming, ctx.now, user_zone)}"
     fields.append(Field("Reviews", reviews))
+    leeches = sorted(c.question_id for c in plan.suspended if c.leech)
+    if leeches:
+        shown = ", ".join(leeches[:5]) + (
+            f" and {len(leeches) - 5} more" if len(leeches) > 5 else ""
+        )
+        fields.append(Field("Leeches", f"{len(leeches)} suspended: {shown} (/review leeches)"))
     if user.id == ctx.user.id:
         fields.extend(goal.goal_fields(ctx))
         suggestion = goal.mock_suggestion(ctx)

@@ -311,6 +311,22 @@ class ReviewCardRow(Base):
     due_at: Mapped[datetime] = mapped_column(index=True)
     last_review_at: Mapped[datetime | None]
     reps: Mapped[int] = mapped_column(Integer, default=0)
+    suspended: Mapped[bool] = mapped_column(Boolean, default=False)
+    leech: Mapped[bool] = mapped_column(Boolean, default=False)
+    buried_until: Mapped[datetime | None]
+
+
+class ReviewSettingRow(Base):
+    """A user's own review settings: the daily limit (``/review limit N``)."""
+
+    __tablename__ = "review_setting"
+
+    user_id: Mapped[int] = mapped_column(
+        ForeignKey("user.id", ondelete="CASCADE"), primary_key=True
+    )
+    workspace_id: Mapped[int] = mapped_column(ForeignKey("workspace.id", ondelete="CASCADE"))
+    daily_limit: Mapped[int] = mapped_column(Integer)
+    updated_at: Mapped[datetime]
 
 
 class QuizSessionRow(Base):

@@ -27,6 +27,8 @@ from bot.core.mock.model import FORMATS, LOOP, WEAK
 from bot.core.mock.parsing import MAX_BOX, MIN_BOX
 from bot.core.mock.times import DAY_NAMES
 from bot.core.quiz.common import MAX_N
+from bot.core.reviews import SUBCOMMANDS as REVIEW_SUBCOMMANDS
+from bot.core.srs import MAX_DAILY_LIMIT
 from bot.core.teams import MAX_NAME
 
 log = logging.getLogger(__name__)
@@ -73,7 +75,13 @@ COMMON_ZONES = (
 ARG_ORDER: Mapping[str, Sequence[tuple[str, str]]] = {
     "answer": (("text", "{}"),),
     "quiz": (("mode", "{}"), ("topic", "{}"), ("count", "{}"), ("difficulty", "{}")),
-    "review": (("topic", "{}"), ("count", "{}")),
+    "review": (
+        ("action", "{}"),
+        ("question", "{}"),
+        ("limit", "{}"),
+        ("topic", "{}"),
+        ("count", "{}"),
+    ),
     "stats": (("user", "{}"),),
     "leaderboard": (("period", "{}"), ("teams", "teams"), ("team", "team {}")),
     "team create": (("name", "{}"),),
@@ -104,6 +112,7 @@ ARG_ORDER: Mapping[str, Sequence[tuple[str, str]]] = {
 }
 
 Count = app_commands.Range[int, 1, MAX_N]
+ReviewLimit = app_commands.Range[int, 1, MAX_DAILY_LIMIT]
 TeamName = app_commands.Range[str, 1, MAX_NAME]
 MockId = app_commands.Range[int, 1, MAX_ID]
 Round = app_commands.Range[int, 1, MAX_ROUNDS]
@@ -286,11 +295,21 @@ def build_commands(
 
     if spec := spec_of("review"):
 
-        @app_commands.describe(topic="a topic (default: all)", count="how many questions")
+        @app_commands.describe(
+            topic="a topic (default: all)",
+            count="how many questions",
+            action="limit (show or set), leeches, suspend, unsuspend, bury",
+            question="the question id to suspend, unsuspend or bury (default: the last one)",
+            limit="with action limit: reviews a day",
+        )
+        @app_commands.choices(action=_same(REVIEW_SUBCOMMANDS))
         async def review(
             interaction: discord.Interaction,
             topic: str | None = None,
             count: Count | None = None,
+            action: str | None = None,
+            question: str | None = None,
+            limit: ReviewLimit | None = None,
         ) -> None:
             await dispatch(interaction)
 
