@@ -157,6 +157,9 @@ class MemoryStreaks:
     def zone_of(self, user: User) -> str:
         return self.zone
 
+    def first_day(self, user: User) -> date | None:
+        return min(self.marks, default=None)
+
     def scheduled_days(
         self, user: User, first: date, last: date, zone_name: str
     ) -> frozenset[date] | None:

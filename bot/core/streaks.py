@@ -28,6 +28,8 @@ Rules
   eastwards jumped over (it was never that date for the user's answers) are recorded as
   skipped and shown ``-``, never as missed. The answered days since the streak began are
   exactly its count.
+- The calendar starts on the user's first day: the days before their first answer are
+  blank, never missed.
 - Missed days are judged in both the zone of the last activity and the current one, and
   the smaller count wins, so flying east over the date line never creates a missed day.
   Together: activities less than 23 hours apart never break a streak, whatever the zones,
@@ -143,6 +145,11 @@ class StreakRepository(Protocol):
         ...
 
     def days(self, user: User, first: date, last: date) -> dict[date, DayMark]: ...
+
+    def first_day(self, user: User) -> date | None:
+        """The earliest date on the user's calendar (answered, frozen or skipped); None
+        before their first answer."""
+        ...
 
     def zone_of(self, user: User) -> str:
         """The user's zone, else their workspace's."""
@@ -327,10 +334,16 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
-def calendar_lines(marks: dict[date, DayMark], today: date, due: DueDays = EVERY_DAY) -> list[str]:
+def calendar_lines(
+    marks: dict[date, DayMark],
+    today: date,
+    due: DueDays = EVERY_DAY,
+    since: date | None = None,
+) -> list[str]:
     """The last four weeks, Monday first, one row a week: ■ answered, ❄ frozen, · missed,
     - nothing due (off the schedule, away, or jumped over by a zone change), ○ today (not
-    answered yet)."""
+    answered yet). Days before ``since`` (the user's first day) are blank: nothing was
+    missed before they started."""
     first = today - timedelta(days=today.weekday() + 7 * (CALENDAR_WEEKS - 1))
     lines = ["       Mo Tu We Th Fr Sa Su"]
     for week in range(CALENDAR_WEEKS):
@@ -339,7 +352,7 @@ def calendar_lines(marks: dict[date, DayMark], today: date, due: DueDays = EVERY
         for offset in range(7):
             day = monday + timedelta(days=offset)
             mark = marks.get(day)
-            if day > today:
+            if day > today or (since is not None and day < since):
                 cells.append("  ")
             elif mark is not None and mark.answers > 0:
                 cells.append(MARK_ACTIVE + " ")
@@ -375,6 +388,7 @@ def streak_card(
     today: date,
     due: DueDays = EVERY_DAY,
     away_note: str = "",
+    since: date | None = None,
 ) -> Card:
     if state.current == 0:
         status = "Answer a question today to start one."
@@ -393,7 +407,7 @@ def streak_card(
             f"Longest: {_plural(state.longest, 'day')} · ❄ {freezes} held "
             f"(one earned every {FREEZE_EVERY} days in a row, at most {MAX_FREEZES}).",
             status,
-            "```\n" + "\n".join(calendar_lines(marks, today, due)) + "\n```",
+            "```\n" + "\n".join(calendar_lines(marks, today, due, since)) + "\n```",
         ),
     )
 
@@ -430,7 +444,9 @@ def streak_view(
     first = today - timedelta(days=today.weekday() + 7 * (CALENDAR_WEEKS - 1))
     marks = uow[STREAKS].days(user, first, today)
     due = due_days(uow, user, first, today, zone_name)
-    return streak_card(state, marks, today, due, note(uow, user, today) if note else "")
+    since = uow[STREAKS].first_day(user) or today
+    away = note(uow, user, today) if note else ""
+    return streak_card(state, marks, today, due, away, since)
 
 
 def nudge_card(state: StreakState, has_daily: bool = True) -> Card:
