@@ -10,6 +10,7 @@ import pytest
 from bot.bootstrap import App
 from bot.core.clock import SimulatedClock
 from bot.core.messages import Delivery
+from tests.support import Transcript
 from tests.test_quiz import answer_right, chat_for, running_app
 
 
@@ -40,3 +41,11 @@ def test_a_new_users_calendar_shows_no_missed_days_before_their_first_answer(app
     chat.send("/advance 2d")  # Thursday: Wednesday was missed, Monday never was
     shown = chat.say("/streak")
     assert "Nov 30    ■  ·  ○" in shown
+
+
+def test_advancing_by_seconds_shows_the_seconds_and_whole_minutes_stay_short(app: App) -> None:
+    chat = Transcript(app, tz="Europe/Berlin")
+    chat.start()
+    first, second = chat.say("/advance 15s"), chat.say("/advance 45s")
+    assert "The clock is now 2026-12-01T09:00:15+00:00 (Tue 01 Dec 10:00:15 in" in first
+    assert "The clock is now 2026-12-01T09:01+00:00 (Tue 01 Dec 10:01 in" in second
