@@ -161,8 +161,9 @@ _SPECS = [
     CommandSpec(
         "studybot",
         "/studybot schedule [TIME] [ZONE] [DAYS] [topics=A,B] | schedule show|pause|resume|skip "
-        "| disputes",
-        "the channel's daily schedule and the dispute queue (admins); /studybot nudges on|off",
+        "| disputes | live",
+        "the channel's daily schedule, live-round timing, disputes (admins); "
+        "/studybot nudges on|off",
         studybot_command,
     ),
     CommandSpec("as", "/as NAME", "act as another user (console only)", console_only=True),

@@ -119,10 +119,9 @@ def stats_command(ctx: Context, args: str) -> list[Outgoing]:
     attachments: tuple[Attachment, ...] = ()
     counts, start, end = activity(ctx, user)
     if ctx.services.charts is None:
-        blocks.append(
-            "Charts need matplotlib: install studybot with its charts extra, "
-            "e.g. pip install '.[charts]' in a clone."
-        )
+        note = ctx.services.charts_note.take()
+        if note:
+            blocks.append(note)
     else:
         png = ctx.services.charts.calendar_heatmap(
             f"{user.display}: answers per day", counts, start, end

@@ -520,6 +520,14 @@ class SqlStreaks(_Repo):
         )
         return {r.local_date: DayMark(r.answers, r.frozen) for r in rows}
 
+    def first_day(self, user: User) -> date | None:
+        return self.session.scalar(
+            select(func.min(ActivityDayRow.local_date)).where(
+                ActivityDayRow.user_id == user.id,
+                ActivityDayRow.workspace_id == user.workspace_id,
+            )
+        )
+
     def zone_of(self, user: User) -> str:
         if user.timezone:
             return user.timezone

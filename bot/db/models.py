@@ -123,6 +123,8 @@ class ChannelRow(Base):
     external_id: Mapped[str] = mapped_column(String(64))
     name: Mapped[str] = mapped_column(String(200), default="")
     created_at: Mapped[datetime]
+    # Seconds a live-round question stays open here; NULL means the default.
+    live_seconds: Mapped[int | None] = mapped_column(Integer)
 
 
 class ChannelScheduleRow(Base):

@@ -40,7 +40,7 @@ def _user(row: UserRow) -> User:
 
 
 def _channel(row: ChannelRow) -> Channel:
-    return Channel(row.id, row.workspace_id, row.external_id, row.name)
+    return Channel(row.id, row.workspace_id, row.external_id, row.name, row.live_seconds)
 
 
 def _prompt(row: DailyPromptRow, message_ref: str | None = None) -> DailyPrompt:
@@ -214,6 +214,14 @@ class SqlChannels(_Repo):
     def get(self, workspace: Workspace, channel_id: int) -> Channel | None:
         row = self.session.get(ChannelRow, channel_id)
         return _channel(row) if row is not None and row.workspace_id == workspace.id else None
+
+    def set_live_seconds(self, channel: Channel, seconds: int | None) -> Channel:
+        row = self.session.get(ChannelRow, channel.id)
+        if row is None or row.workspace_id != channel.workspace_id:
+            raise LookupError(f"no channel {channel.id}")
+        row.live_seconds = seconds
+        self.session.flush()
+        return _channel(row)
 
 
 class SqlAttempts(_Repo):

@@ -201,9 +201,7 @@ class ConsoleSession:
             return
         seconds = parse_duration(text)
         if seconds is None or seconds <= 0:
-            self._reply(
-                f"{text!r} is not a duration. Try /advance 90m or /advance 1d."
-            )
+            self._reply(f"{text!r} is not a duration. Try /advance 90m or /advance 1d.")
             return
         delta = timedelta(seconds=seconds)
         if delta > MAX_ADVANCE:
@@ -212,5 +210,9 @@ class ConsoleSession:
         async with self._lock():
             await self.app.runner.advance(clock, delta)
         now = clock.now()
-        local = f" ({now.astimezone(zone(self.tz)):%a %d %b %H:%M} in {self.tz})" if self.tz else ""
-        self._reply(f"The clock is now {now.isoformat(timespec='minutes')}{local}.")
+        # Seconds only when there are some: "/advance 15s" twice must not print one time twice.
+        spec, wall = ("seconds", "%H:%M:%S") if now.second else ("minutes", "%H:%M")
+        local = (
+            f" ({now.astimezone(zone(self.tz)):%a %d %b {wall}} in {self.tz})" if self.tz else ""
+        )
+        self._reply(f"The clock is now {now.isoformat(timespec=spec)}{local}.")
