@@ -326,7 +326,7 @@ def _fragment_named(text: str, question: Question, lone_share: float = 0.34) -> 
     A word the answer denies where the choice asserts it (or the reverse), or the opposite
     of one of the choice's words, counts against that choice."""
     key = fragment_key(question)
-    given = frozenset(polar_words(text))
+    given = _unprefixed(frozenset(polar_words(text)), key)
     if not given:
         return None
     flipped = {(w, not p) for w, p in given}
@@ -344,9 +344,41 @@ def _fragment_named(text: str, question: Question, lone_share: float = 0.34) -> 
     strong = weight >= 2.0 and (share >= 0.25 or weight >= 3.0)
     # A lone fit may have a weak rival: "time-sliced" against a choice "at run time".
     lone = weight >= 1.0 and share >= lone_share and 3 * runner <= weight
-    if (strong or lone) and weight >= 2 * runner:
+    # A short answer whose every word that any choice has points to this one: "still
+    # alpha in 1.35", "via host RAM". No other choice may share a word with it.
+    alone = weight >= 1.0 and runner == 0 and _only_fit(given, key, index)
+    if (strong or lone or alone) and weight >= 2 * runner:
         return index
     return None
+
+
+def _unprefixed(
+    given: frozenset[tuple[str, bool]], key: FragmentKey
+) -> frozenset[tuple[str, bool]]:
+    """``given`` with "un-" words read as denials of a word the choices use: "unsourced"
+    is "without sources", "unbounded" is "not bounded"."""
+    known = frozenset().union(*key.plain)
+    out = set(given)
+    for word, polar in given:
+        if word.startswith("un") and len(word) >= 6 and word not in known:
+            rest = _STEMMER.stemWord(word[2:])
+            if rest in known:
+                out.discard((word, polar))
+                out.add((rest, not polar))
+    return frozenset(out)
+
+
+def _only_fit(given: frozenset[tuple[str, bool]], key: FragmentKey, index: int) -> bool:
+    """Whether the words of ``given`` that any choice has are all in choice ``index`` alone,
+    with the same polarity there, and at most a few of the answer's words are in no choice."""
+    every = frozenset.intersection(*key.plain) if len(key.plain) > 1 else frozenset()
+    seen = [w for w in given if w[0] not in every and any(w[0] in p for p in key.plain)]
+    if not seen or len(given) > 8:
+        return False
+    return all(
+        w in key.words[index] and all(w[0] not in p for j, p in enumerate(key.plain) if j != index)
+        for w in seen
+    )
 
 
 _ALL = re.compile(
@@ -535,4 +567,34 @@ def named_choices(question: Question, answer: str) -> set[int]:
         return {index}
     # Part by part, as a list: "dcgm, nvidia-smi doesn't show it" names one choice.
     listed, _ = _listed(answer, question, key)
-    return listed if len(listed) == 1 else set()
+    if len(listed) == 1:
+        return listed
+    return _exceptions_dropped(answer, question, key)
+
+
+_NEGATIVE_PROMPT = frozenset(
+    {"not", "cannot", "cant", "doesnt", "isnt", "never", "wont", "fails", "least", "except"}
+)
+
+
+def _exceptions_dropped(answer: str, question: Question, key: ChoiceKey) -> set[int]:
+    """The one choice named in a part that the answer asserts, when the other choices it
+    names are in parts that deny them: "dcgm, nvidia-smi doesn't show it". When the question
+    asks for what does not hold ("which cannot be used?"), the denied part is the answer:
+    "fixed share can't; the others are fine"."""
+    asserted: set[int] = set()
+    denied: set[int] = set()
+    for segment in _SEGMENTS.split(fold(answer)):
+        for part in _PARTS.split(segment):
+            if not part.strip():
+                continue
+            words = normalize(part).split()
+            deny = bool(_DENY_CUES.intersection(words))
+            if deny:  # what "fixed share can't" denies is "fixed share"
+                part = " ".join(w for w in words if w not in _DENY_CUES)
+            found = _part_named(part, question, key)
+            (denied if deny else asserted).update(found)
+    if _NEGATIVE_PROMPT.intersection(normalize(question.prompt).split()):
+        asserted, denied = denied, asserted
+    named = asserted - denied
+    return named if len(named) == 1 and denied - asserted else set()
