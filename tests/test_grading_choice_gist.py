@@ -45,8 +45,12 @@ LOCKS = make(
 TOOLS = make(
     "choice",
     "Which tool shows per-tenant disk latency on the storage nodes?",
-    ["iostat's await column", "The tenant exporter (for example tenant-io-exporter)",
-     "The kernel's dmesg log", "free -m inside the pod"],
+    [
+        "iostat's await column",
+        "The tenant exporter (for example tenant-io-exporter)",
+        "The kernel's dmesg log",
+        "free -m inside the pod",
+    ],
     "The tenant exporter (for example tenant-io-exporter)",
 )
 BACKUPS = make(
@@ -58,8 +62,13 @@ BACKUPS = make(
 REVIEW = make(
     "multi",
     "Which belong in a good incident review? Select all that apply.",
-    ["A timeline of what happened", "Actions and who owns them", "What to watch next time",
-     "Who to blame", "Figures quoted without sources"],
+    [
+        "A timeline of what happened",
+        "Actions and who owns them",
+        "What to watch next time",
+        "Who to blame",
+        "Figures quoted without sources",
+    ],
     ["A timeline of what happened", "Actions and who owns them", "What to watch next time"],
 )
 

@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+import Stemmer
+
 from bot.core.content import Question, RubricPoint
 from bot.core.grading.normalize import fold, normalize
 
@@ -31,6 +33,7 @@ _CUES = frozenset(
 # "not only", "no matter", "not just": the cue does not deny what follows.
 _NOT_CUES = frozenset({("not", "only"), ("not", "just"), ("no", "matter"), ("not", "merely")})
 _WINDOW_BEFORE = 6
+_STEM = Stemmer.Stemmer("english")
 _WINDOW_AFTER = 3
 
 
@@ -83,12 +86,36 @@ def _phrase_pattern(phrase: str) -> re.Pattern[str] | None:
     return re.compile(r"(?<![\w.])" + r"\s?".join(parts) + r"(?![\w])")
 
 
+_AUXILIARIES = frozenset(
+    {"does", "do", "did", "will", "is", "are", "was", "be", "been", "can", "could", "would",
+     "it", "they", "get", "gets", "got", "any", "ever", "being"}
+)  # fmt: skip
+_CUE_WORDS = "|".join(sorted(_CUES - {"nt", "zero", "fails", "hardly"}, key=len, reverse=True))
+
+
+def _negative_fact(phrase: str) -> re.Pattern[str] | None:
+    """A phrase that states a negative fact ("does not preempt", "no preemption") as any
+    denial of its word: "running kernels aren't preempted", "nothing is preempted"."""
+    if phrase.startswith("re:"):
+        return None
+    words = normalize(phrase).split()
+    cues = [w for w in words if w in _CUES]
+    rest = [w for w in words if w not in _CUES and w not in _AUXILIARIES]
+    if not cues or len(rest) != 1 or len(rest[0]) < 5 or not rest[0].isalpha():
+        return None
+    root = _STEM.stemWord(rest[0])
+    root = root[:-3] if root.endswith("tion") else root
+    return re.compile(rf"(?<![\w])(?:{_CUE_WORDS})(?:\s+\w+){{0,2}}?\s+{re.escape(root)}\w*")
+
+
 @lru_cache(maxsize=4096)
 def compile_rubric(question: Question) -> tuple[PointMatcher, ...]:
     """Compile ``question``'s rubric phrases (cached per question)."""
     out = []
     for point in question.rubric:
         any_ = tuple(p for p in map(_phrase_pattern, point.any) if p is not None)
+        facts = {f.pattern: f for f in map(_negative_fact, point.any) if f is not None}
+        any_ += tuple(facts.values())
         none = tuple(p for p in map(_phrase_pattern, point.none) if p is not None)
         quantities = tuple(
             q for q in (_quantity(p) for p in point.any if not p.startswith("re:")) if q
@@ -184,13 +211,114 @@ def _same_quantity(wanted: tuple[tuple[float, str], ...], parts: list[tuple[str,
     return False
 
 
+# A point's subject: the name before its colon ("MIG: hardware partitions ...", "Best
+# Effort: ..."), when it names a thing (an acronym, a hyphenated or Title Case name, or a
+# word of the prompt) rather than a step ("Resolve: ...").
+_SUBJECT = re.compile(r"^\s*([^:()]{1,30}?)\s*:\s")
+_ACRONYM = re.compile(r"[A-Z][A-Za-z0-9]*[A-Z]|[a-z][A-Z]{2,}")
+
+
+def _subject_pattern(name: str) -> re.Pattern[str]:
+    """``name`` as it may be typed: "Time-slicing" is also "time sliced", "timeslicing"."""
+    words = normalize(name).split()
+    parts = [re.escape(w[:-3] if len(w) >= 6 else w) + r"\w*" for w in words]
+    return re.compile(r"(?<![\w.])" + r"\s?".join(parts) + r"(?![\w])")
+
+
+@dataclass(frozen=True, slots=True)
+class Subjects:
+    """Which points are about which named thing, and which phrases only describe it."""
+
+    patterns: tuple[re.Pattern[str] | None, ...]  # per point, its subject's name
+    describing: tuple[tuple[re.Pattern[str], ...], ...]  # per point, phrases without a name
+
+
+@lru_cache(maxsize=4096)
+def subjects(question: Question) -> Subjects | None:
+    """The subjects of ``question``'s points, when at least two points name different ones."""
+    prompt = set(normalize(question.prompt).split())
+    names: list[str | None] = []
+    for point in question.rubric:
+        m = _SUBJECT.match(point.point)
+        name = m.group(1) if m else ""
+        words = normalize(name).split()
+        named = 0 < len(words) <= 3 and (
+            bool(_ACRONYM.search(name))
+            or "-" in name
+            or (len(words) > 1 and name.istitle())
+            or set(words) <= prompt
+        )
+        names.append(normalize(name) if named else None)
+    for i, name in enumerate(names):  # "MIG trade-off" is about MIG
+        shorter = [n for n in names if n and name and n != name and name.startswith(n + " ")]
+        if shorter:
+            names[i] = min(shorter, key=len)
+    if len({n for n in names if n}) < 2:
+        return None
+    patterns = tuple(_subject_pattern(n) if n else None for n in names)
+    every = [p for p in patterns if p is not None]
+    describing = []
+    for pm in compile_rubric(question):
+        own = [
+            pattern
+            for phrase, pattern in zip(
+                [p for p in pm.point.any if _phrase_pattern(p) is not None], pm.any_, strict=False
+            )
+            if not any(s.search(normalize(phrase)) for s in every)
+        ]
+        describing.append(tuple(own))
+    return Subjects(patterns, tuple(describing))
+
+
+def _about(normal: str, index: int, subj: Subjects) -> bool | None:
+    """Whether clause ``normal`` is about point ``index``'s subject (True), about another
+    point's subject only (False), or names none of them (None)."""
+    own = subj.patterns[index]
+    if own is not None and own.search(normal):
+        return True
+    if any(p is not None and p != own and p.search(normal) for p in subj.patterns):
+        return False
+    return None
+
+
 def match_rubric(question: Question, answer: str) -> tuple[list[RubricPoint], list[RubricPoint]]:
-    """Return the rubric points ``answer`` makes and those it misses (never raises)."""
+    """Return the rubric points ``answer`` makes and those it misses (never raises).
+
+    Who a claim is about counts: when points are about named things ("MIG: ...", "MPS:
+    ..."), a phrase in a clause about another of them does not make the point, and a point
+    whose subject is given another point's property ("MIG shares one memory pool in
+    turns") is not made."""
     parts = clauses(answer)
+    matchers = compile_rubric(question)
+    subj = subjects(question)
     matched: list[RubricPoint] = []
     missed: list[RubricPoint] = []
-    for pm in compile_rubric(question):
-        said = _found(pm.any_, parts) or _same_quantity(pm.quantities, parts)
+    for index, pm in enumerate(matchers):
+        here = parts
+        if subj is not None and subj.patterns[index] is not None:
+            here = [c for c in parts if _about(c[1], index, subj) is not False]
+        said = _found(pm.any_, here) or _same_quantity(pm.quantities, here)
         made = said and not _found(pm.none, parts)
+        if made and subj is not None and subj.patterns[index] is not None:
+            made = not _swapped(index, parts, subj)
         (matched if made else missed).append(pm.point)
     return matched, missed
+
+
+def _swapped(index: int, parts: list[tuple[str, str]], subj: Subjects) -> bool:
+    """Whether a clause about point ``index``'s subject alone gives it another point's
+    property (and none of its own)."""
+    own = subj.describing[index]
+    for clause in parts:
+        if _about(clause[1], index, subj) is not True:
+            continue
+        mine = subj.patterns[index]
+        if any(p is not None and p != mine and p.search(clause[1]) for p in subj.patterns):
+            continue  # "MIG and MPS both ..." compares, it does not swap
+        if own and _found(own, [clause]):
+            continue
+        for other, phrases in enumerate(subj.describing):
+            theirs = subj.patterns[other]
+            if theirs is not None and theirs != mine and _found(phrases, [clause]):
+                return True
+    return False

@@ -1,0 +1,104 @@
+"""Open answers graded by a rubric: who a claim is about, and negative facts.
+
+When rubric points are about named things ("Redis: ...", "Memcached: ..."), a phrase in
+a clause about another of them does not make the point, and a point whose subject is
+given another point's property is not made. A point phrased as a negative fact ("does not
+block") is made by any denial of the same word ("readers aren't blocked")."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.core.content import Question, question_from_dict
+from bot.core.grading import Verdict, grade
+from bot.core.grading.rubric import match_rubric
+
+
+def make(prompt: str, rubric: list[dict[str, object]]) -> Question:
+    return question_from_dict(
+        {
+            "id": "q",
+            "topic": "t",
+            "role": ["eng"],
+            "difficulty": 2,
+            "kind": "open",
+            "prompt": prompt,
+            "rubric": rubric,
+            "explanation": "Because.",
+            "sources": ["https://example.com"],
+        },
+        "t",
+    )
+
+
+CACHES = make(
+    "Compare the two caches for a team that needs persistence.",
+    [
+        {
+            "point": "RDB: snapshots to disk, so data survives a restart",
+            "any": ["snapshot", "snapshots", "survives a restart", "persist"],
+        },
+        {
+            "point": "MEMC: memory only, everything is lost on restart",
+            "any": ["memory only", "lost on restart", "volatile"],
+        },
+        {"point": "Pick RDB when persistence matters", "any": ["pick rdb", "choose rdb"]},
+    ],
+)
+LOCKS = make(
+    "A reader and a writer touch one row under snapshot isolation. What happens?",
+    [
+        {
+            "point": "Readers are not blocked by the writer",
+            "any": ["does not block", "doesnt block", "no blocking"],
+        },
+        {"point": "The reader sees the last committed version", "any": ["committed version"]},
+    ],
+)
+
+
+def made(question: Question, answer: str) -> list[str]:
+    return [p.point for p in match_rubric(question, answer)[0]]
+
+
+def test_the_right_claims_about_each_subject_make_their_points() -> None:
+    answer = "RDB snapshots to disk; MEMC is memory only and volatile. Pick RDB."
+    assert grade(CACHES, answer).verdict is Verdict.CORRECT
+
+
+def test_a_property_said_of_the_wrong_subject_makes_no_point() -> None:
+    # The swap: each property is given to the other subject.
+    answer = "MEMC snapshots to disk, while RDB is memory only. Pick RDB."
+    points = made(CACHES, answer)
+    assert not any(p.startswith(("RDB:", "MEMC:")) for p in points)
+    assert grade(CACHES, answer).verdict is not Verdict.CORRECT
+
+
+def test_a_clause_that_names_both_subjects_compares_them() -> None:
+    points = made(CACHES, "unlike MEMC, RDB snapshots to disk")
+    assert "RDB: snapshots to disk, so data survives a restart" in points
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "the writer doesn't block readers",
+        "readers aren't blocked",
+        "nothing is blocked, the reader gets the committed version",
+        "there is never any blocking of readers",
+    ],
+)
+def test_a_negative_fact_is_made_by_any_denial_of_its_word(answer: str) -> None:
+    assert "Readers are not blocked by the writer" in made(LOCKS, answer)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "the reader is blocked until the writer commits",
+        "it is not true that readers aren't blocked",
+        "readers block",
+    ],
+)
+def test_asserting_the_opposite_does_not_make_a_negative_fact(answer: str) -> None:
+    assert "Readers are not blocked by the writer" not in made(LOCKS, answer)
