@@ -102,3 +102,24 @@ def test_a_negative_fact_is_made_by_any_denial_of_its_word(answer: str) -> None:
 )
 def test_asserting_the_opposite_does_not_make_a_negative_fact(answer: str) -> None:
     assert "Readers are not blocked by the writer" not in made(LOCKS, answer)
+
+
+SAVES = make(
+    "How do you keep a long batch job from losing a day of work?",
+    [
+        {"point": "Checkpoint often", "any": ["checkpoint often", "checkpoints"]},
+        {"point": "Use different hardware for the retry", "any": ["different hardware"]},
+    ],
+)
+
+
+@pytest.mark.parametrize(
+    ("answer", "point"),
+    [
+        ("ckpt often", "Checkpoint often"),
+        ("frequent ckpts", "Checkpoint often"),
+        ("retry on diff hw", "Use different hardware for the retry"),
+    ],
+)
+def test_shorthands_people_type_make_points(answer: str, point: str) -> None:
+    assert point in made(SAVES, answer)

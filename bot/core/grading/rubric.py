@@ -135,6 +135,9 @@ SHORTHANDS = {
     "w/o": "without", "w/": "with", "bc": "because", "mgmt": "management",
     "infra": "infrastructure",
     "iso": "isolation", "perms": "permissions", "reqs": "requests", "req": "request",
+    "ckpt": "checkpoint", "ckpts": "checkpoints", "hw": "hardware", "sw": "software",
+    "diff": "different", "mgr": "manager", "xfer": "transfer", "bw": "bandwidth",
+    "w": "with", "u": "you",
 }  # fmt: skip
 _SHORTHAND = re.compile(
     r"(?<![\w/])("
