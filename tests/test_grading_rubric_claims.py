@@ -123,3 +123,26 @@ SAVES = make(
 )
 def test_shorthands_people_type_make_points(answer: str, point: str) -> None:
     assert point in made(SAVES, answer)
+
+
+STORES = make(
+    "Compare the two stores for a team that needs its data after a reboot.",
+    [
+        {"point": "RDB: writes to disk, so data survives a restart", "any": ["rdb"]},
+        {"point": "MEMC: keeps data in RAM only, gone after a restart", "any": ["memc"]},
+        {"point": "Pick the one that persists", "any": ["persists", "persistence"]},
+    ],
+)
+
+
+def test_points_named_by_their_subject_are_made_by_claims_in_their_own_words() -> None:
+    answer = "RDB writes to disk and survives a restart; MEMC keeps data in RAM. Persistence wins."
+    assert grade(STORES, answer).verdict is Verdict.CORRECT
+
+
+def test_a_swap_in_words_no_phrase_lists_earns_no_points() -> None:
+    # Each subject is given the other's property in the words of the other's point.
+    answer = "RDB keeps the data in RAM and it is gone after a restart; MEMC writes it to disk."
+    points = made(STORES, answer)
+    assert not any(p.startswith(("RDB:", "MEMC:")) for p in points)
+    assert grade(STORES, answer).verdict is Verdict.INCORRECT

@@ -234,6 +234,8 @@ class Subjects:
 
     patterns: tuple[re.Pattern[str] | None, ...]  # per point, its subject's name
     describing: tuple[tuple[re.Pattern[str], ...], ...]  # per point, phrases without a name
+    words: tuple[frozenset[str], ...]  # per point, the stems of its text and phrases
+    names: frozenset[str]  # the stems of every subject's name
 
 
 @lru_cache(maxsize=4096)
@@ -270,7 +272,19 @@ def subjects(question: Question) -> Subjects | None:
             if not any(s.search(normalize(phrase)) for s in every)
         ]
         describing.append(tuple(own))
-    return Subjects(patterns, tuple(describing))
+    named = frozenset(_stems(" ".join(n for n in names if n)))
+    words = []
+    for point in question.rubric:
+        text = point.point.split(":", 1)[-1]
+        plain = " ".join(p for p in point.any if not p.startswith("re:"))
+        words.append(frozenset(_stems(f"{text} {plain}")) - named)
+    return Subjects(patterns, tuple(describing), tuple(words), named)
+
+
+def _stems(text: str) -> list[str]:
+    from bot.core.grading.overlap import STOPWORDS
+
+    return [_STEM.stemWord(w) for w in normalize(text).split() if w not in STOPWORDS]
 
 
 def _about(normal: str, index: int, subj: Subjects) -> bool | None:
@@ -311,17 +325,35 @@ def match_rubric(question: Question, answer: str) -> tuple[list[RubricPoint], li
 def _swapped(index: int, parts: list[tuple[str, str]], subj: Subjects) -> bool:
     """Whether a clause about point ``index``'s subject alone gives it another point's
     property (and none of its own)."""
-    own = subj.describing[index]
+    mine = subj.patterns[index]
+    same = [i for i, p in enumerate(subj.patterns) if p == mine]
+    own = tuple(p for i in same for p in subj.describing[i])
+    vocabulary = frozenset().union(*(subj.words[i] for i in same))
     for clause in parts:
         if _about(clause[1], index, subj) is not True:
             continue
-        mine = subj.patterns[index]
         if any(p is not None and p != mine and p.search(clause[1]) for p in subj.patterns):
             continue  # "MIG and MPS both ..." compares, it does not swap
         if own and _found(own, [clause]):
             continue
+        said = frozenset(_stems(clause[1])) - subj.names
         for other, phrases in enumerate(subj.describing):
             theirs = subj.patterns[other]
-            if theirs is not None and theirs != mine and _found(phrases, [clause]):
+            if theirs is None or theirs == mine:
+                continue
+            if _found(phrases, [clause]):
+                return True
+            # In other words: the clause uses their point's words, not its own.
+            given = len(said & (subj.words[other] - vocabulary))
+            if (
+                given >= _SWAP_WORDS
+                and given >= len(said & (vocabulary - subj.words[other])) + _SWAP_MARGIN
+            ):
                 return True
     return False
+
+
+# A clause gives its subject another point's property when it uses at least two words
+# that only that point has, two more than words only its own point has.
+_SWAP_WORDS = 2
+_SWAP_MARGIN = 2
