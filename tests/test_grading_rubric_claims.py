@@ -146,3 +146,24 @@ def test_a_swap_in_words_no_phrase_lists_earns_no_points() -> None:
     points = made(STORES, answer)
     assert not any(p.startswith(("RDB:", "MEMC:")) for p in points)
     assert grade(STORES, answer).verdict is Verdict.INCORRECT
+
+
+QUEUES = make(
+    "Compare the two queue policies.",
+    [
+        {"point": "Round Robin: each queue in turn, no minimum share", "any": ["round robin"]},
+        {"point": "Strict Priority: the top queue first", "any": ["strict priority"]},
+    ],
+)
+
+
+@pytest.mark.parametrize(
+    "answer", ["round robin max throughput no minimum", "round robin with zero guarantees"]
+)
+def test_a_claim_that_opens_with_no_after_a_phrase_does_not_deny_it(answer: str) -> None:
+    assert "Round Robin: each queue in turn, no minimum share" in made(QUEUES, answer)
+
+
+@pytest.mark.parametrize("answer", ["round robin isn't one of them", "round robin is not used"])
+def test_a_denial_right_after_a_phrase_still_denies_it(answer: str) -> None:
+    assert "Round Robin: each queue in turn, no minimum share" not in made(QUEUES, answer)

@@ -35,6 +35,9 @@ _NOT_CUES = frozenset({("not", "only"), ("not", "just"), ("no", "matter"), ("not
 _WINDOW_BEFORE = 6
 _STEM = Stemmer.Stemmer("english")
 _WINDOW_AFTER = 3
+# Cues that open a claim of their own rather than deny what came before them: "best effort,
+# max utilisation, no guarantee", "time-slicing with no isolation".
+_NEW_CLAIM = frozenset({"no", "zero", "nothing", "without", "lack", "lacking", "lacks"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,9 +106,14 @@ def _negative_fact(phrase: str) -> re.Pattern[str] | None:
     rest = [w for w in words if w not in _CUES and w not in _AUXILIARIES]
     if not cues or len(rest) != 1 or len(rest[0]) < 5 or not rest[0].isalpha():
         return None
-    root = _STEM.stemWord(rest[0])
-    root = root[:-3] if root.endswith("tion") else root
+    root = _root(rest[0])
     return re.compile(rf"(?<![\w])(?:{_CUE_WORDS})(?:\s+\w+){{0,2}}?\s+{re.escape(root)}\w*")
+
+
+def _root(word: str) -> str:
+    """``word``'s stem, a "-tion" noun as its verb: "preemption" -> "preempt"."""
+    root = _STEM.stemWord(word)
+    return root[:-3] if root.endswith("tion") else root
 
 
 @lru_cache(maxsize=4096)
@@ -173,7 +181,7 @@ def _negated(normal: str, start: int, end: int) -> bool:
                 return True
     after = normal[end:].split()[:_WINDOW_AFTER]
     for i, word in enumerate(after):
-        if word in _CUES:
+        if word in _CUES and word not in _NEW_CLAIM:
             following = after[i + 1] if i + 1 < len(after) else ""
             if (word, following) not in _NOT_CUES:
                 return True
