@@ -106,3 +106,94 @@ def test_a_short_answer_with_words_of_two_choices_names_neither() -> None:
     # "write" is in the right choice and in a wrong one: no choice is clearly named.
     result = grade(LOCKS, "the write is rolled back after it waits")
     assert result.verdict is not Verdict.CORRECT
+
+
+DRIVERS = make(
+    "choice",
+    "Which driver is the minimum for the new board?",
+    ["R580.82.07", "R570.133.20", "R550.90.07", "R525.85.12"],
+    "R580.82.07",
+)
+PLACEMENT = make(
+    "choice",
+    "Where may two VMs talk peer-to-peer over the switch?",
+    [
+        "Time-sliced vGPUs only, and both must be in the same VM",
+        "MIG-backed vGPUs only",
+        "Any vGPUs in any VMs",
+        "Nowhere: the switch is invisible to vGPUs",
+    ],
+    "Time-sliced vGPUs only, and both must be in the same VM",
+)
+QUEUE = make(
+    "multi",
+    "Which statements about the queue are true? Select all that apply.",
+    [
+        "Lower numbers run first",
+        "Out-of-range values are clamped",
+        "A new job preempts running jobs",
+        "Ordering holds across all hosts",
+    ],
+    ["Lower numbers run first", "Out-of-range values are clamped"],
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        (DRIVERS, "the 580 branch one"),  # a version by its branch, "one" standing for it
+        (PLACEMENT, "only time-sliced vgpus"),  # "vgpus" is "vgpu"
+        (QUEUE, "all but the preemption one and the hosts one"),  # "preemption" is "preempts"
+    ],
+)
+def test_versions_plurals_and_word_forms_name_the_choice(question: Question, answer: str) -> None:
+    assert grade(question, answer).verdict is Verdict.CORRECT
+
+
+def test_the_opposite_of_a_choice_word_elsewhere_in_the_answer_names_no_choice() -> None:
+    # The first part fits the right choice, the second says the opposite of "same VM".
+    result = grade(PLACEMENT, "time-sliced only, and they can sit in different VMs")
+    assert result.verdict is not Verdict.CORRECT
+
+
+def test_leaving_out_a_right_choice_is_not_correct() -> None:
+    assert grade(QUEUE, "all but the clamping one").verdict is not Verdict.CORRECT
+
+
+@pytest.mark.parametrize(
+    ("answer", "verdict"),
+    [
+        ("snapshot — streaming and incremental are ok", Verdict.CORRECT),
+        ("snapshot mode; streaming mode and incremental mode work", Verdict.CORRECT),
+        ("streaming — snapshot and incremental are ok", Verdict.INCORRECT),
+    ],
+)
+def test_asked_what_cannot_the_choices_said_to_be_fine_are_exceptions(
+    answer: str, verdict: Verdict
+) -> None:
+    assert grade(BACKUPS, answer).verdict is verdict
+
+
+HOSTS = make(
+    "choice",
+    "How do two sandboxes on one machine exchange data?",
+    [
+        "Through host memory: sandboxes have no shared pages, no direct channel, and IPC "
+        "handles do not work across them",
+        "Over a direct channel at full speed",
+        "Through IPC handles, as in one process",
+        "Through the shared cache",
+    ],
+    "Through host memory: sandboxes have no shared pages, no direct channel, and IPC "
+    "handles do not work across them",
+)
+
+
+def test_a_few_words_that_only_a_long_choice_has_name_it() -> None:
+    assert grade(HOSTS, "via host RAM").verdict is Verdict.CORRECT
+    assert grade(HOSTS, "they bounce it through the host").verdict is Verdict.CORRECT
+
+
+def test_a_few_words_shared_with_a_wrong_choice_name_neither() -> None:
+    assert grade(HOSTS, "a direct channel").verdict is not Verdict.CORRECT
+    assert grade(HOSTS, "the shared cache").verdict is not Verdict.CORRECT

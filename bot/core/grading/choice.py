@@ -26,6 +26,18 @@ from bot.core.grading.overlap import STOPWORDS
 # Snowball's English stemmer (PyStemmer): "isolated" and "isolation" are one word.
 _STEMMER = Stemmer.Stemmer("english")
 
+
+def _stem(word: str) -> str:
+    """Snowball's stem, with the plurals it keeps folded ("vgpus", "vms") and a "-tion"
+    noun as its verb ("preemption" is "preempt")."""
+    stem = _STEMMER.stemWord(word)
+    if stem.endswith("tion"):
+        return stem[:-3]
+    if len(stem) > 2 and stem.endswith("s") and not stem.endswith("ss"):
+        return stem[:-1]
+    return stem
+
+
 _NEGATIONS = frozenset(
     {
         "not", "no", "never", "isnt", "arent", "nor", "except", "excluding", "unlike",
@@ -229,7 +241,7 @@ _OPPOSITES = [
 ]  # fmt: skip
 OPPOSITE: dict[str, frozenset[str]] = {}
 for _pair in _OPPOSITES:
-    _x, _y = _STEMMER.stemWords(_pair)
+    _x, _y = map(_stem, _pair)
     OPPOSITE[_x] = OPPOSITE.get(_x, frozenset()) | {_y}
     OPPOSITE[_y] = OPPOSITE.get(_y, frozenset()) | {_x}
 
@@ -240,12 +252,25 @@ def _word_stems(words: list[str]) -> list[str]:
         if re.fullmatch(r"\d+(?:\.\d+)?x", word):
             out.append(word)
             continue
+        if _VERSION.fullmatch(word):  # "R580.82.07" is also the 580 branch
+            out.append(word.split(".")[0].lstrip("r"))
         for part in _SPLIT_NUMBER.sub(" ", word).split():
             for piece in ABBREVIATIONS.get(part, part).split():
                 piece = _ORDINAL_NUMBERS.get(piece, piece)
-                if piece not in STOPWORDS and piece not in _FILLER:
-                    out.append(_STEMMER.stemWord(piece))
+                if piece in _KEPT or (piece not in STOPWORDS and piece not in _FILLER):
+                    out.append(_stem(piece))
     return out
+
+
+# Common words kept because their opposite says the reverse: "the same VM", "different VMs".
+_KEPT = frozenset({"same", "before", "after"})
+_VERSION = re.compile(r"r?\d+\.\d+\.\d+")
+
+
+# "one" standing for a choice is no number: "the memory one", "the 580 branch one".
+_PRONOUN_ONE = re.compile(
+    r"\b([^\W\d_][\w.-]*)\s+ones?\b(?=\s*(?:$|[,;:.!?)/—-]|(?:and|or|nor|but|not|too)\b))"
+)
 
 
 def content_words(text: str) -> list[str]:
@@ -264,6 +289,7 @@ def polar_words(text: str) -> tuple[tuple[str, bool], ...]:
 
     out: list[tuple[str, bool]] = []
     for clause in re.split(r"[,;.!?()]+(?!\d)|\bbut\b|\bwhile\b|\bwhereas\b", fold(text)):
+        clause = _PRONOUN_ONE.sub(r"\1", clause)
         normal = _TIMES.sub(r"\1x", normalize(words_to_digits(clause)))
         words = normal.split()
         cut = next((i for i, w in enumerate(words) if w in _DENY_CUES), len(words))
@@ -361,7 +387,7 @@ def _unprefixed(
     out = set(given)
     for word, polar in given:
         if word.startswith("un") and len(word) >= 6 and word not in known:
-            rest = _STEMMER.stemWord(word[2:])
+            rest = _stem(word[2:])
             if rest in known:
                 out.discard((word, polar))
                 out.add((rest, not polar))
@@ -552,7 +578,7 @@ def named_choices(question: Question, answer: str) -> set[int]:
         listed, denied = _listed(answer, question, key)
         return (listed | (letters - denied)) or named
     if len(named) > 1:
-        named = _aside_dropped(answer, key) or named
+        named = _aside_dropped(answer, key) or _exceptions_dropped(answer, question, key) or named
     if named:
         return named
     named = _fuzzy_named(normal, key)
@@ -567,14 +593,26 @@ def named_choices(question: Question, answer: str) -> set[int]:
         return {index}
     # Part by part, as a list: "dcgm, nvidia-smi doesn't show it" names one choice.
     listed, _ = _listed(answer, question, key)
-    if len(listed) == 1:
-        return listed
-    return _exceptions_dropped(answer, question, key)
+    if len(listed) != 1:
+        listed = _exceptions_dropped(answer, question, key)
+    return listed if len(listed) == 1 and not _contradicted(answer, question, *listed) else set()
+
+
+def _contradicted(answer: str, question: Question, index: int) -> bool:
+    """Whether the answer as a whole uses the opposite of one of choice ``index``'s words
+    ("time-sliced only, and they can sit in different VMs" against "... in the same VM")."""
+    key = fragment_key(question)
+    given = frozenset(polar_words(answer))
+    opposites = {o for w, p in given if p for o in OPPOSITE.get(w, ())}
+    return bool(_clashing(answer, question.choices[index], opposites & key.plain[index]))
 
 
 _NEGATIVE_PROMPT = frozenset(
     {"not", "cannot", "cant", "doesnt", "isnt", "never", "wont", "fails", "least", "except"}
 )
+
+
+_FINE = frozenset({"fine", "ok", "okay", "work", "works", "allowed", "supported"})
 
 
 def _exceptions_dropped(answer: str, question: Question, key: ChoiceKey) -> set[int]:
@@ -584,7 +622,9 @@ def _exceptions_dropped(answer: str, question: Question, key: ChoiceKey) -> set[
     "fixed share can't; the others are fine"."""
     asserted: set[int] = set()
     denied: set[int] = set()
+    fine: set[int] = set()
     for segment in _SEGMENTS.split(fold(answer)):
+        approved = bool(_FINE.intersection(normalize(segment).split()))
         for part in _PARTS.split(segment):
             if not part.strip():
                 continue
@@ -593,8 +633,14 @@ def _exceptions_dropped(answer: str, question: Question, key: ChoiceKey) -> set[
             if deny:  # what "fixed share can't" denies is "fixed share"
                 part = " ".join(w for w in words if w not in _DENY_CUES)
             found = _part_named(part, question, key)
-            (denied if deny else asserted).update(found)
+            if approved and not deny:
+                fine.update(found)
+            else:
+                (denied if deny else asserted).update(found)
     if _NEGATIVE_PROMPT.intersection(normalize(question.prompt).split()):
-        asserted, denied = denied, asserted
+        # Asked what does not hold: the choices said to be fine are the exceptions.
+        asserted, denied = asserted | denied, fine
+    else:
+        asserted |= fine
     named = asserted - denied
     return named if len(named) == 1 and denied - asserted else set()
