@@ -197,3 +197,23 @@ def test_a_few_words_that_only_a_long_choice_has_name_it() -> None:
 def test_a_few_words_shared_with_a_wrong_choice_name_neither() -> None:
     assert grade(HOSTS, "a direct channel").verdict is not Verdict.CORRECT
     assert grade(HOSTS, "the shared cache").verdict is not Verdict.CORRECT
+
+
+PLACE = make(
+    "choice",
+    "Where should an 8-worker job that talks constantly run?",
+    [
+        "All 8 workers on one host, so their traffic stays on the fast bus",
+        "One worker on each of 8 hosts, to spread risk",
+        "Any 8 free workers, placement does not matter",
+        "Eight containers on one core",
+    ],
+    "All 8 workers on one host, so their traffic stays on the fast bus",
+)
+
+
+def test_words_shared_with_other_choices_beside_one_only_this_choice_has_name_it() -> None:
+    # "one host" is also in other choices; "fast bus" only in the right one.
+    assert grade(PLACE, "pack it on one host with the fast bus").verdict is Verdict.CORRECT
+    # Every word fits a wrong choice: "spread", "each".
+    assert grade(PLACE, "spread them, one on each host").verdict is not Verdict.CORRECT

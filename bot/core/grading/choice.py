@@ -370,9 +370,9 @@ def _fragment_named(text: str, question: Question, lone_share: float = 0.34) -> 
     strong = weight >= 2.0 and (share >= 0.25 or weight >= 3.0)
     # A lone fit may have a weak rival: "time-sliced" against a choice "at run time".
     lone = weight >= 1.0 and share >= lone_share and 3 * runner <= weight
-    # A short answer whose every word that any choice has points to this one: "still
-    # alpha in 1.35", "via host RAM". No other choice may share a word with it.
-    alone = weight >= 1.0 and runner == 0 and _only_fit(given, key, index)
+    # A short answer whose every word that any choice has is in this one, one of them in
+    # no other: "still alpha in 1.35", "via host RAM", "pack it in one NVLink box".
+    alone = weight >= 1.0 and _only_fit(given, key, index)
     if (strong or lone or alone) and weight >= 2 * runner:
         return index
     return None
@@ -395,15 +395,17 @@ def _unprefixed(
 
 
 def _only_fit(given: frozenset[tuple[str, bool]], key: FragmentKey, index: int) -> bool:
-    """Whether the words of ``given`` that any choice has are all in choice ``index`` alone,
-    with the same polarity there, and at most a few of the answer's words are in no choice."""
+    """Whether the words of ``given`` that any choice has are all in choice ``index``, with
+    the same polarity there, one of them in no other choice, and no other choice has all of
+    them ("pack it in one NVLink box": "one" is in several choices, "NVLink" in this one)."""
     every = frozenset.intersection(*key.plain) if len(key.plain) > 1 else frozenset()
-    seen = [w for w in given if w[0] not in every and any(w[0] in p for p in key.plain)]
-    if not seen or len(given) > 8:
+    seen = {w for w in given if w[0] not in every and any(w[0] in p for p in key.plain)}
+    if not seen or len(given) > 8 or not seen <= key.words[index]:
         return False
-    return all(
-        w in key.words[index] and all(w[0] not in p for j, p in enumerate(key.plain) if j != index)
-        for w in seen
+    words = {w for w, _ in seen}
+    others = [p for j, p in enumerate(key.plain) if j != index]
+    return any(all(w not in p for p in others) for w in words) and all(
+        not words <= p for p in others
     )
 
 
