@@ -167,3 +167,36 @@ def test_a_claim_that_opens_with_no_after_a_phrase_does_not_deny_it(answer: str)
 @pytest.mark.parametrize("answer", ["round robin isn't one of them", "round robin is not used"])
 def test_a_denial_right_after_a_phrase_still_denies_it(answer: str) -> None:
     assert "Round Robin: each queue in turn, no minimum share" not in made(QUEUES, answer)
+
+
+FAULTS = make(
+    "What happens when one sandbox crashes?",
+    [
+        {"point": "The crash stays in its sandbox", "any": ["stays in its sandbox", "contained"]},
+        {"point": "The others keep running", "any": ["others keep running"]},
+    ],
+)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "the crash stayed in the sandbox, others keep running",
+        "crashes stay in their sandbox; the others keep running",
+        "it contains the crash, and the others keep running",
+        "the sandbox is containing it; others keep running",
+    ],
+)
+def test_phrases_match_other_forms_of_their_words(answer: str) -> None:
+    assert grade(FAULTS, answer).verdict is Verdict.CORRECT
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "the crash does not stay in its sandbox, the others stop",
+        "nothing is contained and the others stop running",
+    ],
+)
+def test_other_forms_are_still_denied(answer: str) -> None:
+    assert grade(FAULTS, answer).verdict is not Verdict.CORRECT

@@ -85,8 +85,25 @@ def _phrase_pattern(phrase: str) -> re.Pattern[str] | None:
     words = normalize(phrase).split()
     if not words:
         return None
-    parts = [re.escape(w) + (r"(?:e?s)?" if w.isalpha() and len(w) >= 3 else "") for w in words]
+    parts = [_word_pattern(w) for w in words]
     return re.compile(r"(?<![\w.])" + r"\s?".join(parts) + r"(?![\w])")
+
+
+_DETERMINERS = frozenset({"its", "their", "his", "her", "your", "our", "my", "this", "that"})
+_INFLECTION = re.compile(r"(?<=[a-z]{3})(?:ing|ed|es|s)$")
+
+
+def _word_pattern(word: str) -> str:
+    """One word of a phrase in its other forms: "stays" is also "stay", "stayed",
+    "staying"; "contained" is "contains"; a possessive ("its") may be any or none."""
+    if word in _DETERMINERS:
+        return r"(?:(?:" + "|".join(sorted(_DETERMINERS)) + r")\s)?"
+    if not word.isalpha() or len(word) < 3:
+        return re.escape(word)
+    if len(word) < 5 or word.endswith("ss"):
+        return re.escape(word) + r"(?:e?s)?"
+    base = _INFLECTION.sub("", word)
+    return re.escape(base) + r"(?:e|es|s|ed|d|ing)?"
 
 
 _AUXILIARIES = frozenset(
