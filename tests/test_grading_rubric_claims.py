@@ -200,3 +200,13 @@ def test_phrases_match_other_forms_of_their_words(answer: str) -> None:
 )
 def test_other_forms_are_still_denied(answer: str) -> None:
     assert grade(FAULTS, answer).verdict is not Verdict.CORRECT
+
+
+def test_an_object_pronoun_in_a_phrase_stands_for_any_word_or_none() -> None:
+    jobs = make(
+        "What does a new urgent job do to running jobs?",
+        [{"point": "It does not evict them", "any": ["won't kick them out"]}],
+    )
+    assert "It does not evict them" in made(jobs, "it won't kick out the running jobs")
+    assert "It does not evict them" in made(jobs, "it won't kick jobs out")
+    assert "It does not evict them" not in made(jobs, "it will kick them out")

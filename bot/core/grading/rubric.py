@@ -95,7 +95,10 @@ _INFLECTION = re.compile(r"(?<=[a-z]{3})(?:ing|ed|es|s)$")
 
 def _word_pattern(word: str) -> str:
     """One word of a phrase in its other forms: "stays" is also "stay", "stayed",
-    "staying"; "contained" is "contains"; a possessive ("its") may be any or none."""
+    "staying"; "contained" is "contains"; a possessive ("its") may be any or none, and an
+    object pronoun ("them") any word or none."""
+    if word in ("them", "it"):  # "won't kick them out" is also "won't kick out kernels"
+        return r"(?:\w+\s)?"
     if word in _DETERMINERS:
         return r"(?:(?:" + "|".join(sorted(_DETERMINERS)) + r")\s)?"
     if not word.isalpha() or len(word) < 3:
