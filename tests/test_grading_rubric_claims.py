@@ -210,3 +210,33 @@ def test_an_object_pronoun_in_a_phrase_stands_for_any_word_or_none() -> None:
     assert "It does not evict them" in made(jobs, "it won't kick out the running jobs")
     assert "It does not evict them" in made(jobs, "it won't kick jobs out")
     assert "It does not evict them" not in made(jobs, "it will kick them out")
+
+
+POOLS = make(
+    "How should the pool be laid out?",
+    [
+        {"point": "Keep the pool homogeneous", "any": ["homogeneous pool"]},
+        {"point": "Isolate noisy tenants", "any": ["isolation for noisy tenants"]},
+    ],
+)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "a homogenous pool, with isloation for noisy tenants",
+        "homogeneus pool; isolaton for noisy tenants",
+    ],
+)
+def test_a_one_letter_typo_in_a_long_word_still_makes_the_point(answer: str) -> None:
+    assert grade(POOLS, answer).verdict is Verdict.CORRECT
+
+
+def test_a_word_of_the_question_is_not_taken_for_a_typo() -> None:
+    # "sharing" is a word of the prompt, one letter from "sharding": it stays "sharing".
+    state = make(
+        "Is sharing the optimizer state enough?",
+        [{"point": "Sharding the state across workers", "any": ["sharding the state"]}],
+    )
+    assert made(state, "sharding the state") == ["Sharding the state across workers"]
+    assert made(state, "sharing the state") == []

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import Stemmer
+from rapidfuzz.distance import OSA
 
 from bot.core.content import Question, RubricPoint
 from bot.core.grading.normalize import fold, normalize
@@ -179,6 +180,40 @@ def spell_out(folded: str) -> str:
     return _SHORTHAND.sub(lambda m: SHORTHANDS[m.group(1)] + " ", folded)
 
 
+@lru_cache(maxsize=4096)
+def _spellings(question: Question) -> tuple[frozenset[str], frozenset[str]]:
+    """The long words of ``question``'s phrases, and every word its text uses."""
+    phrases = [p for point in question.rubric for p in point.any if not p.startswith("re:")]
+    long_words = frozenset(
+        w for p in phrases for w in normalize(p).split() if w.isalpha() and len(w) >= 7
+    )
+    texts = [question.prompt, question.explanation, *(p.point for p in question.rubric)]
+    return long_words, frozenset(normalize(" ".join(texts + phrases)).split())
+
+
+def _respelt(parts: list[tuple[str, str]], question: Question) -> list[tuple[str, str]]:
+    """``parts`` with one-letter typos of the rubric's long words put right ("homogenous",
+    "isloation"), when the word typed is not itself a word of the question."""
+    long_words, known = _spellings(question)
+    if not long_words:
+        return parts
+    out = []
+    for folded, normal in parts:
+        words = normal.split()
+        for i, word in enumerate(words):
+            if len(word) < 7 or word in known or not word.isalpha():
+                continue
+            near = [
+                w
+                for w in long_words
+                if w[0] == word[0] and abs(len(w) - len(word)) <= 1 and OSA.distance(w, word) == 1
+            ]
+            if len(near) == 1:
+                words[i] = near[0]
+        out.append((folded, " ".join(words)))
+    return out
+
+
 def clauses(answer: str) -> list[tuple[str, str]]:
     """Split ``answer`` into clauses, each as (folded text, normalised text)."""
     out = []
@@ -333,7 +368,7 @@ def match_rubric(question: Question, answer: str) -> tuple[list[RubricPoint], li
     ..."), a phrase in a clause about another of them does not make the point, and a point
     whose subject is given another point's property ("MIG shares one memory pool in
     turns") is not made."""
-    parts = clauses(answer)
+    parts = _respelt(clauses(answer), question)
     matchers = compile_rubric(question)
     subj = subjects(question)
     matched: list[RubricPoint] = []
