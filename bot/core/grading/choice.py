@@ -30,7 +30,7 @@ _STEMMER = Stemmer.Stemmer("english")
 def _stem(word: str) -> str:
     """Snowball's stem, with the plurals it keeps folded ("vgpus", "vms") and a "-tion"
     noun as its verb ("preemption" is "preempt")."""
-    stem = _STEMMER.stemWord(word)
+    stem: str = _STEMMER.stemWord(word)
     if stem.endswith("tion"):
         return stem[:-3]
     if len(stem) > 2 and stem.endswith("s") and not stem.endswith("ss"):

@@ -133,7 +133,7 @@ def _negative_fact(phrase: str) -> re.Pattern[str] | None:
 
 def _root(word: str) -> str:
     """``word``'s stem, a "-tion" noun as its verb: "preemption" -> "preempt"."""
-    root = _STEM.stemWord(word)
+    root: str = _STEM.stemWord(word)
     return root[:-3] if root.endswith("tion") else root
 
 
@@ -336,12 +336,12 @@ def subjects(question: Question) -> Subjects | None:
         ]
         describing.append(tuple(own))
     named = frozenset(_stems(" ".join(n for n in names if n)))
-    words = []
+    vocabulary: list[frozenset[str]] = []
     for point in question.rubric:
         text = point.point.split(":", 1)[-1]
         plain = " ".join(p for p in point.any if not p.startswith("re:"))
-        words.append(frozenset(_stems(f"{text} {plain}")) - named)
-    return Subjects(patterns, tuple(describing), tuple(words), named)
+        vocabulary.append(frozenset(_stems(f"{text} {plain}")) - named)
+    return Subjects(patterns, tuple(describing), tuple(vocabulary), named)
 
 
 def _stems(text: str) -> list[str]:
