@@ -240,3 +240,31 @@ def test_a_word_of_the_question_is_not_taken_for_a_typo() -> None:
     )
     assert made(state, "sharding the state") == ["Sharding the state across workers"]
     assert made(state, "sharing the state") == []
+
+
+OPTIONS = make(
+    "List the ways to share one disk between tenants, with one trade-off each.",
+    [
+        {"point": "QUOTA: hard per-tenant limits, but space is stranded", "any": ["quota"]},
+        {"point": "THIN: overcommitted pools that can run out", "any": ["thin"]},
+        {"point": "SNAP: copy-on-write clones, slower writes", "any": ["snap"]},
+    ],
+)
+
+
+def test_subjects_named_without_a_word_about_them_make_no_points() -> None:
+    assert grade(OPTIONS, "quota, thin and snap").verdict is not Verdict.CORRECT
+    assert made(OPTIONS, "quota, thin and snap. quota is strict; the others are not") == [
+        "QUOTA: hard per-tenant limits, but space is stranded"
+    ]
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "quota strands space, thin can run out, snap slows writes",
+        "quota (strands space), thin (can run out), snap (slower writes)",
+    ],
+)
+def test_subjects_named_with_something_said_of_them_make_their_points(answer: str) -> None:
+    assert grade(OPTIONS, answer).verdict is Verdict.CORRECT

@@ -299,6 +299,7 @@ class Subjects:
     describing: tuple[tuple[re.Pattern[str], ...], ...]  # per point, phrases without a name
     words: tuple[frozenset[str], ...]  # per point, the stems of its text and phrases
     names: frozenset[str]  # the stems of every subject's name
+    naming: tuple[tuple[re.Pattern[str], ...], ...]  # per point, phrases that are a name
 
 
 @lru_cache(maxsize=4096)
@@ -326,22 +327,26 @@ def subjects(question: Question) -> Subjects | None:
     patterns = tuple(_subject_pattern(n) if n else None for n in names)
     every = [p for p in patterns if p is not None]
     describing = []
+    naming = []
     for pm in compile_rubric(question):
-        own = [
-            pattern
-            for phrase, pattern in zip(
-                [p for p in pm.point.any if _phrase_pattern(p) is not None], pm.any_, strict=False
-            )
-            if not any(s.search(normalize(phrase)) for s in every)
-        ]
-        describing.append(tuple(own))
+        pairs = list(
+            zip([p for p in pm.point.any if _phrase_pattern(p) is not None], pm.any_, strict=False)
+        )
+        named_by = [pattern for phrase, pattern in pairs if _names(phrase, every)]
+        facts = pm.any_[len(pairs) :]  # the negative facts, which describe
+        describing.append(tuple(p for _, p in pairs if p not in named_by) + facts)
+        naming.append(tuple(named_by))
     named = frozenset(_stems(" ".join(n for n in names if n)))
     vocabulary: list[frozenset[str]] = []
     for point in question.rubric:
         text = point.point.split(":", 1)[-1]
         plain = " ".join(p for p in point.any if not p.startswith("re:"))
         vocabulary.append(frozenset(_stems(f"{text} {plain}")) - named)
-    return Subjects(patterns, tuple(describing), tuple(vocabulary), named)
+    return Subjects(patterns, tuple(describing), tuple(vocabulary), named, tuple(naming))
+
+
+def _names(phrase: str, every: list[re.Pattern[str]]) -> bool:
+    return any(s.search(normalize(phrase)) for s in every)
 
 
 def _stems(text: str) -> list[str]:
@@ -377,12 +382,39 @@ def match_rubric(question: Question, answer: str) -> tuple[list[RubricPoint], li
         here = parts
         if subj is not None and subj.patterns[index] is not None:
             here = [c for c in parts if _about(c[1], index, subj) is not False]
-        said = _found(pm.any_, here) or _same_quantity(pm.quantities, here)
+            # A bare name ("MIG, MPS and time-slicing") lists a subject, it says nothing of it.
+            said = _found(subj.describing[index], here) or _found(
+                subj.naming[index], _saying(parts, here, subj)
+            )
+            said = said or _same_quantity(pm.quantities, here)
+        else:
+            said = _found(pm.any_, here) or _same_quantity(pm.quantities, here)
         made = said and not _found(pm.none, parts)
         if made and subj is not None and subj.patterns[index] is not None:
             made = not _swapped(index, parts, subj)
         (matched if made else missed).append(pm.point)
     return matched, missed
+
+
+def _saying(
+    parts: list[tuple[str, str]], here: list[tuple[str, str]], subj: Subjects
+) -> list[tuple[str, str]]:
+    """The clauses of ``here`` that say something besides subjects' names, or that the next
+    clause, naming no subject, goes on about ("MIG (hardware partitions)")."""
+    out = []
+    for clause in here:
+        at = parts.index(clause)
+        nxt = parts[at + 1] if at + 1 < len(parts) else None
+        goes_on = nxt is not None and not any(
+            p is not None and p.search(nxt[1]) for p in subj.patterns
+        )
+        if _says(clause[1], subj) or (goes_on and nxt is not None and _says(nxt[1], subj)):
+            out.append(clause)
+    return out
+
+
+def _says(normal: str, subj: Subjects) -> bool:
+    return bool(set(_stems(normal)) - subj.names)
 
 
 def _swapped(index: int, parts: list[tuple[str, str]], subj: Subjects) -> bool:
