@@ -268,3 +268,14 @@ def test_subjects_named_without_a_word_about_them_make_no_points() -> None:
 )
 def test_subjects_named_with_something_said_of_them_make_their_points(answer: str) -> None:
     assert grade(OPTIONS, answer).verdict is Verdict.CORRECT
+
+
+def test_a_relative_clause_goes_on_with_the_clause_before_it() -> None:
+    split = make(
+        "How is the work split?",
+        [{"point": "Sharding splits the rows", "any": [r"re:\bshard\w*\b.{0,40}\brows\b"]}],
+    )
+    assert made(split, "sharding, which splits the rows across nodes") == [
+        "Sharding splits the rows"
+    ]
+    assert made(split, "sharding. rows stay whole") == []

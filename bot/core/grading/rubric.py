@@ -216,13 +216,20 @@ def _respelt(parts: list[tuple[str, str]], question: Question) -> list[tuple[str
 
 def clauses(answer: str) -> list[tuple[str, str]]:
     """Split ``answer`` into clauses, each as (folded text, normalised text)."""
-    out = []
+    out: list[tuple[str, str]] = []
     for piece in _CLAUSE.split(spell_out(fold(answer))):
         if piece and piece.strip():
             normal = normalize(piece)
-            if normal:
+            if normal and out and _RELATIVE.match(normal):
+                # "data parallelism, which splits the batch": the relative clause goes on.
+                folded, before = out.pop()
+                out.append((f"{folded} {piece}", f"{before} {normal}"))
+            elif normal:
                 out.append((piece, normal))
     return out
+
+
+_RELATIVE = re.compile(r"(?:which|who|whose)\b")
 
 
 def _negated(normal: str, start: int, end: int) -> bool:
