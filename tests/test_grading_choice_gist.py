@@ -217,3 +217,26 @@ def test_words_shared_with_other_choices_beside_one_only_this_choice_has_name_it
     assert grade(PLACE, "pack it on one host with the fast bus").verdict is Verdict.CORRECT
     # Every word fits a wrong choice: "spread", "each".
     assert grade(PLACE, "spread them, one on each host").verdict is not Verdict.CORRECT
+
+
+OFFER = make(
+    "choice",
+    "A customer wants a guaranteed half of a shared disk. What is the best response?",
+    [
+        "Explain that thin pools cannot guarantee throughput, and offer a quota volume",
+        "Agree, and handle complaints later",
+        "Refuse without explanation",
+        "Promise the guarantee and double the replicas",
+    ],
+    "Explain that thin pools cannot guarantee throughput, and offer a quota volume",
+)
+
+
+def test_an_answer_that_denies_part_of_its_best_fit_and_fits_another_names_none() -> None:
+    # It asserts the guarantee the right choice denies, and agrees like a wrong one.
+    assert grade(OFFER, "agree to thin pools but explain the guarantee").verdict is not (
+        Verdict.CORRECT
+    )
+    assert grade(OFFER, "explain thin pools can't guarantee it, offer a quota").verdict is (
+        Verdict.CORRECT
+    )

@@ -363,10 +363,12 @@ def _fragment_named(text: str, question: Question, lone_share: float = 0.34) -> 
         against = sum(max(key.worth[w], 0.5) for w in words & flipped)
         against += 2.0 * len(_clashing(text, question.choices[i], opposites & key.plain[i]))
         total = sum(key.worth[w] for w in words) or 1.0
-        scored.append((weight - against, weight / total, i))
+        scored.append((weight - against, weight / total, i, against))
     scored.sort(reverse=True)
-    weight, share, index = scored[0]
+    weight, share, index, contradicted = scored[0]
     runner = max(scored[1][0], 0.0) if len(scored) > 1 else 0.0
+    if contradicted and runner > 0:
+        return None  # the answer denies part of its best fit and fits another too
     strong = weight >= 2.0 and (share >= 0.25 or weight >= 3.0)
     # A lone fit may have a weak rival: "time-sliced" against a choice "at run time".
     lone = weight >= 1.0 and share >= lone_share and 3 * runner <= weight
