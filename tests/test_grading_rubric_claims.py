@@ -279,3 +279,12 @@ def test_a_relative_clause_goes_on_with_the_clause_before_it() -> None:
         "Sharding splits the rows"
     ]
     assert made(split, "sharding. rows stay whole") == []
+
+
+def test_an_able_form_matches_its_verb() -> None:
+    limits = make(
+        "How firm are the quotas?",
+        [{"point": "Quotas can be bypassed", "any": ["bypass", "ignore"]}],
+    )
+    assert made(limits, "soft, bypassable quotas") == ["Quotas can be bypassed"]
+    assert made(limits, "quotas are not bypassable") == []

@@ -104,10 +104,12 @@ def _word_pattern(word: str) -> str:
         return r"(?:(?:" + "|".join(sorted(_DETERMINERS)) + r")\s)?"
     if not word.isalpha() or len(word) < 3:
         return re.escape(word)
-    if len(word) < 5 or word.endswith("ss"):
+    if len(word) < 5:
         return re.escape(word) + r"(?:e?s)?"
+    if word.endswith("ss"):  # "bypass": "bypasses", "bypassed", "bypassing", "bypassable"
+        return re.escape(word) + r"(?:es|ed|ing|able)?"
     base = _INFLECTION.sub("", word)
-    return re.escape(base) + r"(?:e|es|s|ed|d|ing)?"
+    return re.escape(base) + r"(?:e|es|s|ed|d|ing|able)?"
 
 
 _AUXILIARIES = frozenset(
