@@ -1,6 +1,6 @@
 """Numbers beside other numbers: per-one or for-all as the question asks, the result of
 working after "=", working in brackets that explains the answer, and memory sizes written
-as Kubernetes writes them ("20G")."""
+as Kubernetes writes them ("20G"), and an amount of work ("FLOPs") is not a rate ("FLOP/s")."""
 
 from __future__ import annotations
 
@@ -69,4 +69,25 @@ def test_the_figure_for_the_other_scope_is_wrong(question: Question, answer: str
     ],
 )
 def test_working_and_its_result(question: Question, answer: str, expected: Verdict) -> None:
+    assert grade(question, answer).verdict is expected
+
+
+WORK = numeric(3e21, "FLOPs", tolerance=0.05)
+SPEED = numeric(2e15, "FLOP/s", units=("FLOPS",), tolerance=0.05)
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "expected"),
+    [
+        (WORK, "3e21 FLOPs", Verdict.CORRECT),
+        (WORK, "3 zettaFLOP", Verdict.CORRECT),
+        (WORK, "3e21 FLOP/s", Verdict.INCORRECT),  # a rate is not the work a job takes
+        (WORK, "3e21 FLOP per second", Verdict.INCORRECT),
+        (SPEED, "2 PFLOP/s", Verdict.CORRECT),
+        (SPEED, "2e15 FLOPS", Verdict.CORRECT),
+    ],
+)
+def test_an_amount_of_work_is_not_a_rate(
+    question: Question, answer: str, expected: Verdict
+) -> None:
     assert grade(question, answer).verdict is expected

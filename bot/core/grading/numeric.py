@@ -51,7 +51,8 @@ def _build_units() -> dict[str, Unit]:
         add((f"{p}bit", f"{w}bit", f"{w}bits", f"{p}bits"), "data", f / 8, "bit")
         add((f"{p}b/s", f"{p}bps", f"{w}byte/s", f"{w}bytes/s"), "rate", f, "dec")
         add((f"{p}bit/s", f"{w}bit/s", f"{w}bits/s", f"{p}bits/s"), "rate", f / 8, "bit")
-        add((f"{p}flops", f"{p}flop/s", f"{w}flops", f"{p}flop", f"{w}flop"), "flops", f, "dec")
+        add((f"{p}flops", f"{w}flops", f"{p}flop", f"{w}flop"), "flops", f, "dec")
+        add((f"{p}flop/s", f"{w}flop/s", f"{p}flops/s", f"{w}flops/s"), "flops", f, "dec")
         add((f"{p}w", f"{w}watt", f"{w}watts"), "power", f, "dec")
     for p, f in binary.items():
         w = bin_words[p]
@@ -183,10 +184,15 @@ class NumericKey:
     unit: Unit | None
     allowed: tuple[Unit, ...]
     synonyms: frozenset[str]
+    counted: bool = False  # an amount of work ("FLOPs"), not a rate ("FLOP/s")
 
 
 def _singular(word: str) -> str:
     return word[:-1] if len(word) > 3 and word.endswith("s") else word
+
+
+# "FLOPs", "PFLOP": an amount of work. "FLOPS" in capitals is also written for a rate.
+_COUNTED_WORK = re.compile(r"[kKMGTPEZ]?FLOPs|[kKMGTPEZ]?FLOP|(?:[kmgtpez]|[a-z]+a)?flops?")
 
 
 @lru_cache(maxsize=4096)
@@ -206,6 +212,7 @@ def numeric_key(question: Question) -> NumericKey:
         else None,
         allowed=allowed,
         synonyms=synonyms,
+        counted=bool(_COUNTED_WORK.fullmatch(question.unit.strip())),
     )
 
 
@@ -240,6 +247,8 @@ def _fit(unit_text: str, key: NumericKey) -> tuple[Fit, float]:
     if unit is None and "/" not in canonical:
         unit = UNITS.get(_canonical_unit(unit_text.split()[0]))
     target = key.unit
+    if key.counted and unit is not None and unit.name.endswith("/s"):
+        return Fit.WRONG, 1.0  # "4.2e22 FLOP/s" is a rate, not the work a job takes
     words = f" {' '.join(_singular(w) for w in normalize(unit_text).split())} "
     if any(f" {s} " in words for s in key.synonyms):
         if unit is not None and target is not None and unit.dimension == target.dimension:
