@@ -1,6 +1,7 @@
 """Numbers beside other numbers: per-one or for-all as the question asks, the result of
 working after "=", working in brackets that explains the answer, and memory sizes written
-as Kubernetes writes them ("20G"), and an amount of work ("FLOPs") is not a rate ("FLOP/s")."""
+as Kubernetes writes them ("20G"), an amount of work ("FLOPs")
+is not a rate ("FLOP/s"), and a number after a product name ("PCIe 5") is its version."""
 
 from __future__ import annotations
 
@@ -91,3 +92,19 @@ def test_an_amount_of_work_is_not_a_rate(
     question: Question, answer: str, expected: Verdict
 ) -> None:
     assert grade(question, answer).verdict is expected
+
+
+LANES = numeric(16, "lanes")
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        ("sixteen PCIe 5 lanes", Verdict.CORRECT),  # "PCIe 5" is a generation
+        ("16 lanes of Gen 5", Verdict.CORRECT),
+        ("FastLink 16 lanes", Verdict.CORRECT),  # the only number stays the answer
+        ("eight PCIe 5 lanes", Verdict.INCORRECT),
+    ],
+)
+def test_a_number_after_a_product_name_is_its_version(answer: str, expected: Verdict) -> None:
+    assert grade(LANES, answer).verdict is expected

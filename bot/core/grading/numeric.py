@@ -236,6 +236,7 @@ class Reading:
     start: int
     word_one: bool
     unit_text: str
+    version: bool = False  # just after a product name: "NVLink 4", "PCIe 5", "Gen 5"
 
 
 def _fit(unit_text: str, key: NumericKey) -> tuple[Fit, float]:
@@ -295,6 +296,10 @@ _ARITHMETIC = re.compile(
 )
 # Words that say whether a figure is for one (per GPU, each way) or for all (in total, both
 # directions): when an answer gives both, the one the question asks for wins.
+# A product or generation name just before a number makes it a version, not a quantity.
+_PRODUCT = re.compile(
+    r"(?:\b(?:[Gg]en|[Gg]eneration|[Vv]ersion)|\b[A-Z]{2,}[a-z]+|\b[a-z]+[A-Z][A-Za-z]*)\s*$"
+)
 _DATA_PREFIX = re.compile(r"[GTP]i?", re.IGNORECASE)
 _SCOPES = {
     "one": frozenset({"each", "per", "one", "single", "unidirectional", "apiece"}),
@@ -402,6 +407,7 @@ def read_numbers(answer: str, key: NumericKey) -> list[Reading]:
         negated = bool(_NEGATIONS.intersection(w.strip(",.;:") for w in before[-2:]))
         hedged = bool(_HEDGES.intersection(w.strip(",.;:") for w in before[-1:]))
         word_one = text.startswith(_ONE_MARK, m.end())
+        version = bool(_PRODUCT.search(cased[: m.start()]))
         # "-4": a minus sign (not a range's dash, not a hyphen inside a word).
         sign = -1.0 if _minus_before(text, m.start()) else 1.0
         readings.append(
@@ -414,6 +420,7 @@ def read_numbers(answer: str, key: NumericKey) -> list[Reading]:
                 start=m.start(),
                 word_one=word_one,
                 unit_text=unit_text,
+                version=version,
             )
         )
     return readings
@@ -447,6 +454,7 @@ def check_numeric(question: Question, answer: str) -> NumericResult:
         return NumericResult(False, False, False, "")
     if len(readings) > 1:
         readings = [r for r in readings if not r.word_one] or readings
+        readings = [r for r in readings if not r.version] or readings
     if key.unit is not None and key.unit.dimension == "ratio" and abs(key.value) > 1:
         # "0.85" where a percentage is asked: a fraction of one.
         readings = [
