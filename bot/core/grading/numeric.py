@@ -192,7 +192,7 @@ def _singular(word: str) -> str:
 
 
 # "FLOPs", "PFLOP": an amount of work. "FLOPS" in capitals is also written for a rate.
-_COUNTED_WORK = re.compile(r"[kKMGTPEZ]?FLOPs|[kKMGTPEZ]?FLOP|(?:[kmgtpez]|[a-z]+a)?flops?")
+_COUNTED_WORK = re.compile(r"[kKMGTPEZ]?FLOPs?|(?:kilo|mega|giga|tera|peta|exa|zetta)?FLOPs?")
 
 
 @lru_cache(maxsize=4096)
