@@ -288,3 +288,28 @@ def test_an_able_form_matches_its_verb() -> None:
     )
     assert made(limits, "soft, bypassable quotas") == ["Quotas can be bypassed"]
     assert made(limits, "quotas are not bypassable") == []
+
+
+RUNS = make(
+    "How do the two kernels run, and can the long one be stopped?",
+    [
+        {"point": "They run concurrently", "any": ["run concurrently"]},
+        {"point": "The long one cannot be preempted", "any": ["cannot be preempted"]},
+        {"point": "The speed-up is workload dependent", "any": ["workload dependent"]},
+    ],
+)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "they run at the same time; the long one runs to completion; it varies with the job",
+        "they run simultaneously, the long kernel can't be interrupted, depends on the workload",
+    ],
+)
+def test_paraphrases_people_type_make_the_points(answer: str) -> None:
+    assert grade(RUNS, answer).verdict is Verdict.CORRECT
+
+
+def test_a_denied_paraphrase_makes_no_point() -> None:
+    assert made(RUNS, "they don't run at the same time") == []

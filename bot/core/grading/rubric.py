@@ -139,6 +139,39 @@ def _root(word: str) -> str:
     return root[:-3] if root.endswith("tion") else root
 
 
+# Ways of saying the same thing that people type for what rubrics write: a phrase with one
+# of them is also matched with each of the others in its place.
+PARAPHRASES = (
+    ("concurrently", "at the same time", "simultaneously", "side by side"),
+    ("workload dependent", "depends on the workload", "varies with the workload",
+     "varies by workload", "varies per workload", "varies with the job", "depends on the job"),
+    ("cannot be preempted", "cant be preempted", "cannot be interrupted", "cant be interrupted",
+     "not preemptible", "non preemptible", "runs to completion", "run to completion"),
+    ("eighths", "8 slices", "eight slices", "8 parts", "eight parts"),
+    ("sevenths", "7 slices", "seven slices", "7 parts", "seven parts"),
+)  # fmt: skip
+_PARAPHRASE_GROUPS = tuple(tuple(normalize(p) for p in group) for group in PARAPHRASES)
+
+
+def _paraphrased(phrases: tuple[str, ...]) -> list[re.Pattern[str]]:
+    """Patterns for ``phrases`` with each paraphrase of a part of them put in its place."""
+    out = []
+    for phrase in phrases:
+        if phrase.startswith("re:"):
+            continue
+        normal = normalize(phrase)
+        for group in _PARAPHRASE_GROUPS:
+            for member in group:
+                if not re.search(rf"(?<!\w){re.escape(member)}(?!\w)", normal):
+                    continue
+                for other in group:
+                    if other != member:
+                        pattern = _phrase_pattern(normal.replace(member, other))
+                        if pattern is not None:
+                            out.append(pattern)
+    return out
+
+
 @lru_cache(maxsize=4096)
 def compile_rubric(question: Question) -> tuple[PointMatcher, ...]:
     """Compile ``question``'s rubric phrases (cached per question)."""
@@ -146,6 +179,7 @@ def compile_rubric(question: Question) -> tuple[PointMatcher, ...]:
     for point in question.rubric:
         any_ = tuple(p for p in map(_phrase_pattern, point.any) if p is not None)
         facts = {f.pattern: f for f in map(_negative_fact, point.any) if f is not None}
+        facts |= {f.pattern: f for f in _paraphrased(point.any) if f.pattern not in facts}
         any_ += tuple(facts.values())
         none = tuple(p for p in map(_phrase_pattern, point.none) if p is not None)
         quantities = tuple(
