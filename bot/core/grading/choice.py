@@ -26,6 +26,18 @@ from bot.core.grading.overlap import STOPWORDS
 # Snowball's English stemmer (PyStemmer): "isolated" and "isolation" are one word.
 _STEMMER = Stemmer.Stemmer("english")
 
+
+def _stem(word: str) -> str:
+    """Snowball's stem, with the plurals it keeps folded ("vgpus", "vms") and a "-tion"
+    noun as its verb ("preemption" is "preempt")."""
+    stem: str = _STEMMER.stemWord(word)
+    if stem.endswith("tion"):
+        return stem[:-3]
+    if len(stem) > 2 and stem.endswith("s") and not stem.endswith("ss"):
+        return stem[:-1]
+    return stem
+
+
 _NEGATIONS = frozenset(
     {
         "not", "no", "never", "isnt", "arent", "nor", "except", "excluding", "unlike",
@@ -229,7 +241,7 @@ _OPPOSITES = [
 ]  # fmt: skip
 OPPOSITE: dict[str, frozenset[str]] = {}
 for _pair in _OPPOSITES:
-    _x, _y = _STEMMER.stemWords(_pair)
+    _x, _y = map(_stem, _pair)
     OPPOSITE[_x] = OPPOSITE.get(_x, frozenset()) | {_y}
     OPPOSITE[_y] = OPPOSITE.get(_y, frozenset()) | {_x}
 
@@ -240,12 +252,25 @@ def _word_stems(words: list[str]) -> list[str]:
         if re.fullmatch(r"\d+(?:\.\d+)?x", word):
             out.append(word)
             continue
+        if _VERSION.fullmatch(word):  # "R580.82.07" is also the 580 branch
+            out.append(word.split(".")[0].lstrip("r"))
         for part in _SPLIT_NUMBER.sub(" ", word).split():
             for piece in ABBREVIATIONS.get(part, part).split():
                 piece = _ORDINAL_NUMBERS.get(piece, piece)
-                if piece not in STOPWORDS and piece not in _FILLER:
-                    out.append(_STEMMER.stemWord(piece))
+                if piece in _KEPT or (piece not in STOPWORDS and piece not in _FILLER):
+                    out.append(_stem(piece))
     return out
+
+
+# Common words kept because their opposite says the reverse: "the same VM", "different VMs".
+_KEPT = frozenset({"same", "before", "after"})
+_VERSION = re.compile(r"r?\d+\.\d+\.\d+")
+
+
+# "one" standing for a choice is no number: "the memory one", "the 580 branch one".
+_PRONOUN_ONE = re.compile(
+    r"\b([^\W\d_][\w.-]*)\s+ones?\b(?=\s*(?:$|[,;:.!?)/—-]|(?:and|or|nor|but|not|too)\b))"
+)
 
 
 def content_words(text: str) -> list[str]:
@@ -264,6 +289,7 @@ def polar_words(text: str) -> tuple[tuple[str, bool], ...]:
 
     out: list[tuple[str, bool]] = []
     for clause in re.split(r"[,;.!?()]+(?!\d)|\bbut\b|\bwhile\b|\bwhereas\b", fold(text)):
+        clause = _PRONOUN_ONE.sub(r"\1", clause)
         normal = _TIMES.sub(r"\1x", normalize(words_to_digits(clause)))
         words = normal.split()
         cut = next((i for i, w in enumerate(words) if w in _DENY_CUES), len(words))
@@ -326,7 +352,7 @@ def _fragment_named(text: str, question: Question, lone_share: float = 0.34) -> 
     A word the answer denies where the choice asserts it (or the reverse), or the opposite
     of one of the choice's words, counts against that choice."""
     key = fragment_key(question)
-    given = frozenset(polar_words(text))
+    given = _unprefixed(frozenset(polar_words(text)), key)
     if not given:
         return None
     flipped = {(w, not p) for w, p in given}
@@ -337,16 +363,52 @@ def _fragment_named(text: str, question: Question, lone_share: float = 0.34) -> 
         against = sum(max(key.worth[w], 0.5) for w in words & flipped)
         against += 2.0 * len(_clashing(text, question.choices[i], opposites & key.plain[i]))
         total = sum(key.worth[w] for w in words) or 1.0
-        scored.append((weight - against, weight / total, i))
+        scored.append((weight - against, weight / total, i, against))
     scored.sort(reverse=True)
-    weight, share, index = scored[0]
+    weight, share, index, contradicted = scored[0]
     runner = max(scored[1][0], 0.0) if len(scored) > 1 else 0.0
+    if contradicted and runner > 0:
+        return None  # the answer denies part of its best fit and fits another too
     strong = weight >= 2.0 and (share >= 0.25 or weight >= 3.0)
     # A lone fit may have a weak rival: "time-sliced" against a choice "at run time".
     lone = weight >= 1.0 and share >= lone_share and 3 * runner <= weight
-    if (strong or lone) and weight >= 2 * runner:
+    # A short answer whose every word that any choice has is in this one, one of them in
+    # no other: "still alpha in 1.35", "via host RAM", "pack it in one NVLink box".
+    alone = weight >= 1.0 and _only_fit(given, key, index)
+    if (strong or lone or alone) and weight >= 2 * runner:
         return index
     return None
+
+
+def _unprefixed(
+    given: frozenset[tuple[str, bool]], key: FragmentKey
+) -> frozenset[tuple[str, bool]]:
+    """``given`` with "un-" words read as denials of a word the choices use: "unsourced"
+    is "without sources", "unbounded" is "not bounded"."""
+    known = frozenset().union(*key.plain)
+    out = set(given)
+    for word, polar in given:
+        if word.startswith("un") and len(word) >= 6 and word not in known:
+            rest = _stem(word[2:])
+            if rest in known:
+                out.discard((word, polar))
+                out.add((rest, not polar))
+    return frozenset(out)
+
+
+def _only_fit(given: frozenset[tuple[str, bool]], key: FragmentKey, index: int) -> bool:
+    """Whether the words of ``given`` that any choice has are all in choice ``index``, with
+    the same polarity there, one of them in no other choice, and no other choice has all of
+    them ("pack it in one NVLink box": "one" is in several choices, "NVLink" in this one)."""
+    every = frozenset.intersection(*key.plain) if len(key.plain) > 1 else frozenset()
+    seen = {w for w in given if w[0] not in every and any(w[0] in p for p in key.plain)}
+    if not seen or len(given) > 8 or not seen <= key.words[index]:
+        return False
+    words = {w for w, _ in seen}
+    others = [p for j, p in enumerate(key.plain) if j != index]
+    return any(all(w not in p for p in others) for w in words) and all(
+        not words <= p for p in others
+    )
 
 
 _ALL = re.compile(
@@ -520,7 +582,7 @@ def named_choices(question: Question, answer: str) -> set[int]:
         listed, denied = _listed(answer, question, key)
         return (listed | (letters - denied)) or named
     if len(named) > 1:
-        named = _aside_dropped(answer, key) or named
+        named = _aside_dropped(answer, key) or _exceptions_dropped(answer, question, key) or named
     if named:
         return named
     named = _fuzzy_named(normal, key)
@@ -535,4 +597,54 @@ def named_choices(question: Question, answer: str) -> set[int]:
         return {index}
     # Part by part, as a list: "dcgm, nvidia-smi doesn't show it" names one choice.
     listed, _ = _listed(answer, question, key)
-    return listed if len(listed) == 1 else set()
+    if len(listed) != 1:
+        listed = _exceptions_dropped(answer, question, key)
+    return listed if len(listed) == 1 and not _contradicted(answer, question, *listed) else set()
+
+
+def _contradicted(answer: str, question: Question, index: int) -> bool:
+    """Whether the answer as a whole uses the opposite of one of choice ``index``'s words
+    ("time-sliced only, and they can sit in different VMs" against "... in the same VM")."""
+    key = fragment_key(question)
+    given = frozenset(polar_words(answer))
+    opposites = {o for w, p in given if p for o in OPPOSITE.get(w, ())}
+    return bool(_clashing(answer, question.choices[index], opposites & key.plain[index]))
+
+
+_NEGATIVE_PROMPT = frozenset(
+    {"not", "cannot", "cant", "doesnt", "isnt", "never", "wont", "fails", "least", "except"}
+)
+
+
+_FINE = frozenset({"fine", "ok", "okay", "work", "works", "allowed", "supported"})
+
+
+def _exceptions_dropped(answer: str, question: Question, key: ChoiceKey) -> set[int]:
+    """The one choice named in a part that the answer asserts, when the other choices it
+    names are in parts that deny them: "dcgm, nvidia-smi doesn't show it". When the question
+    asks for what does not hold ("which cannot be used?"), the denied part is the answer:
+    "fixed share can't; the others are fine"."""
+    asserted: set[int] = set()
+    denied: set[int] = set()
+    fine: set[int] = set()
+    for segment in _SEGMENTS.split(fold(answer)):
+        approved = bool(_FINE.intersection(normalize(segment).split()))
+        for part in _PARTS.split(segment):
+            if not part.strip():
+                continue
+            words = normalize(part).split()
+            deny = bool(_DENY_CUES.intersection(words))
+            if deny:  # what "fixed share can't" denies is "fixed share"
+                part = " ".join(w for w in words if w not in _DENY_CUES)
+            found = _part_named(part, question, key)
+            if approved and not deny:
+                fine.update(found)
+            else:
+                (denied if deny else asserted).update(found)
+    if _NEGATIVE_PROMPT.intersection(normalize(question.prompt).split()):
+        # Asked what does not hold: the choices said to be fine are the exceptions.
+        asserted, denied = asserted | denied, fine
+    else:
+        asserted |= fine
+    named = asserted - denied
+    return named if len(named) == 1 and denied - asserted else set()

@@ -51,7 +51,8 @@ def _build_units() -> dict[str, Unit]:
         add((f"{p}bit", f"{w}bit", f"{w}bits", f"{p}bits"), "data", f / 8, "bit")
         add((f"{p}b/s", f"{p}bps", f"{w}byte/s", f"{w}bytes/s"), "rate", f, "dec")
         add((f"{p}bit/s", f"{w}bit/s", f"{w}bits/s", f"{p}bits/s"), "rate", f / 8, "bit")
-        add((f"{p}flops", f"{p}flop/s", f"{w}flops", f"{p}flop", f"{w}flop"), "flops", f, "dec")
+        add((f"{p}flops", f"{w}flops", f"{p}flop", f"{w}flop"), "flops", f, "dec")
+        add((f"{p}flop/s", f"{w}flop/s", f"{p}flops/s", f"{w}flops/s"), "flops", f, "dec")
         add((f"{p}w", f"{w}watt", f"{w}watts"), "power", f, "dec")
     for p, f in binary.items():
         w = bin_words[p]
@@ -183,10 +184,15 @@ class NumericKey:
     unit: Unit | None
     allowed: tuple[Unit, ...]
     synonyms: frozenset[str]
+    counted: bool = False  # an amount of work ("FLOPs"), not a rate ("FLOP/s")
 
 
 def _singular(word: str) -> str:
     return word[:-1] if len(word) > 3 and word.endswith("s") else word
+
+
+# "FLOPs", "PFLOP": an amount of work. "FLOPS" in capitals is also written for a rate.
+_COUNTED_WORK = re.compile(r"[kKMGTPEZ]?FLOPs?|(?:kilo|mega|giga|tera|peta|exa|zetta)?FLOPs?")
 
 
 @lru_cache(maxsize=4096)
@@ -206,6 +212,7 @@ def numeric_key(question: Question) -> NumericKey:
         else None,
         allowed=allowed,
         synonyms=synonyms,
+        counted=bool(_COUNTED_WORK.fullmatch(question.unit.strip())),
     )
 
 
@@ -229,6 +236,7 @@ class Reading:
     start: int
     word_one: bool
     unit_text: str
+    version: bool = False  # just after a product name: "NVLink 4", "PCIe 5", "Gen 5"
 
 
 def _fit(unit_text: str, key: NumericKey) -> tuple[Fit, float]:
@@ -240,6 +248,8 @@ def _fit(unit_text: str, key: NumericKey) -> tuple[Fit, float]:
     if unit is None and "/" not in canonical:
         unit = UNITS.get(_canonical_unit(unit_text.split()[0]))
     target = key.unit
+    if key.counted and unit is not None and unit.name.endswith("/s"):
+        return Fit.WRONG, 1.0  # "4.2e22 FLOP/s" is a rate, not the work a job takes
     words = f" {' '.join(_singular(w) for w in normalize(unit_text).split())} "
     if any(f" {s} " in words for s in key.synonyms):
         if unit is not None and target is not None and unit.dimension == target.dimension:
@@ -279,6 +289,44 @@ _FRACTION = re.compile(
     r"sixths?|sevenths?)\b",
     re.IGNORECASE,
 )
+# Working before a result: "80/4 = 20", "8 × 900 GB/s = 7.2 TB/s" (an operator after a digit).
+_ARITHMETIC = re.compile(
+    r"\d\s*[×*/+]\s*\d|\s[x×*+-]\s*\d"
+    r"|\b(?:half|twice|double|triple|times|divided|minus|plus|multiplied|quarter)\b"
+)
+# Words that say whether a figure is for one (per GPU, each way) or for all (in total, both
+# directions): when an answer gives both, the one the question asks for wins.
+# A product or generation name just before a number makes it a version, not a quantity.
+_PRODUCT = re.compile(
+    r"(?:\b(?:[Gg]en|[Gg]eneration|[Vv]ersion)|\b[A-Z]{2,}[a-z]+|\b[a-z]+[A-Z][A-Za-z]*)\s*$"
+)
+_DATA_PREFIX = re.compile(r"[GTP]i?", re.IGNORECASE)
+_SCOPES = {
+    "one": frozenset({"each", "per", "one", "single", "unidirectional", "apiece"}),
+    "all": frozenset({"both", "total", "aggregate", "combined", "bidirectional", "overall"}),
+}
+_SCOPE_WINDOW = re.compile(r"(?:[^,;:.()]|(?<=\d)[,.](?=\d)){0,40}")
+
+
+def _scope(words: list[str]) -> str | None:
+    found = [name for name, cue in _SCOPES.items() if cue.intersection(words)]
+    return found[0] if len(found) == 1 else None
+
+
+def _as_asked(question: Question, text: str, readings: list[Reading]) -> Reading | None:
+    """The one of ``readings`` whose scope (one or all) is the one the prompt asks for."""
+    asked = _scope(normalize(question.prompt).split())
+    if asked is None:
+        return None
+    fits = []
+    for r in readings:
+        window = _SCOPE_WINDOW.match(text, r.start)
+        words = normalize(window.group(0) if window else "").split()
+        if _scope(words) == asked:
+            fits.append(r)
+    return fits[0] if len(fits) == 1 else None
+
+
 _COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4}
 # Where a restatement starts: "= 7.2 TB/s", "≈ 42", "i.e. 450", "-> 2".
 _RESULT = re.compile(r"=|\bi\.?\s?e\.?(?=\W)|->|→|\bso\b|\bthat'?s\b|\bwhich is\b")
@@ -345,6 +393,10 @@ def read_numbers(answer: str, key: NumericKey) -> list[Reading]:
             if after.group(4):
                 unit_text = cased[after.start(4) : after.end(4)]
                 attached = after.start(4) == m.end()
+                lone = not re.match(r"[.\w]", text[after.end(4) : after.end(4) + 1])
+                data = key.unit is not None and key.unit.dimension == "data"
+                if lone and data and _DATA_PREFIX.fullmatch(unit_text):
+                    unit_text += "B"  # "20G": a memory size as Kubernetes writes it
                 if attached and _canonical_unit(unit_text.split()[0]) not in UNITS:
                     # "1g.5gb", "7x": an identifier, not a quantity.
                     continue
@@ -355,6 +407,7 @@ def read_numbers(answer: str, key: NumericKey) -> list[Reading]:
         negated = bool(_NEGATIONS.intersection(w.strip(",.;:") for w in before[-2:]))
         hedged = bool(_HEDGES.intersection(w.strip(",.;:") for w in before[-1:]))
         word_one = text.startswith(_ONE_MARK, m.end())
+        version = bool(_PRODUCT.search(cased[: m.start()]))
         # "-4": a minus sign (not a range's dash, not a hyphen inside a word).
         sign = -1.0 if _minus_before(text, m.start()) else 1.0
         readings.append(
@@ -367,6 +420,7 @@ def read_numbers(answer: str, key: NumericKey) -> list[Reading]:
                 start=m.start(),
                 word_one=word_one,
                 unit_text=unit_text,
+                version=version,
             )
         )
     return readings
@@ -400,6 +454,7 @@ def check_numeric(question: Question, answer: str) -> NumericResult:
         return NumericResult(False, False, False, "")
     if len(readings) > 1:
         readings = [r for r in readings if not r.word_one] or readings
+        readings = [r for r in readings if not r.version] or readings
     if key.unit is not None and key.unit.dimension == "ratio" and abs(key.value) > 1:
         # "0.85" where a percentage is asked: a fraction of one.
         readings = [
@@ -415,8 +470,23 @@ def check_numeric(question: Question, answer: str) -> NumericResult:
         return NumericResult(False, True, True, readings[0].unit_text)
     # The number in the unit asked wins; among those, a restatement ("= 7.2 TB/s", "i.e.
     # 450") wins over the working before it.
-    mark = prepared(answer, key.unit is not None and key.unit.dimension == "ratio")[2]
+    text, _, mark = prepared(answer, key.unit is not None and key.unit.dimension == "ratio")
     restated = [r for r in candidates if r.start >= mark] if mark >= 0 else []
+    worked = mark >= 0 and bool(_ARITHMETIC.search(text[:mark]))
+    if worked and not restated:
+        # "4 GPUs × 4 instances = 16 tenants": the result of the working is the answer.
+        restated = [r for r in bare if r.start >= mark]
+    first = candidates[0]
+    if restated and not worked and first.start < mark:
+        # "128 GB/s total, i.e. ~64 GB/s each way": per-GPU or aggregate, as asked.
+        scoped = _as_asked(question, text, [first, restated[0]])
+        if scoped is not None:
+            restated = [scoped]
+    if restated and first.start < mark and "(" in text[first.start : mark]:
+        # "2 GPUs (112/80 = 1.4, round up)": the working in brackets explains the answer.
+        opened = text.rindex("(", first.start, mark)
+        if ")" not in text[opened:mark]:
+            restated = []
     primary = (restated or candidates)[0]
     ok = _close(primary.low, key) and _close(primary.high, key)
     # "7 or 8", "600 or 900 GB/s": a hedge between different numbers is not an answer.

@@ -13,6 +13,9 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+import Stemmer
+from rapidfuzz.distance import OSA
+
 from bot.core.content import Question, RubricPoint
 from bot.core.grading.normalize import fold, normalize
 
@@ -31,7 +34,11 @@ _CUES = frozenset(
 # "not only", "no matter", "not just": the cue does not deny what follows.
 _NOT_CUES = frozenset({("not", "only"), ("not", "just"), ("no", "matter"), ("not", "merely")})
 _WINDOW_BEFORE = 6
+_STEM = Stemmer.Stemmer("english")
 _WINDOW_AFTER = 3
+# Cues that open a claim of their own rather than deny what came before them: "best effort,
+# max utilisation, no guarantee", "time-slicing with no isolation".
+_NEW_CLAIM = frozenset({"no", "zero", "nothing", "without", "lack", "lacking", "lacks"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,8 +86,90 @@ def _phrase_pattern(phrase: str) -> re.Pattern[str] | None:
     words = normalize(phrase).split()
     if not words:
         return None
-    parts = [re.escape(w) + (r"(?:e?s)?" if w.isalpha() and len(w) >= 3 else "") for w in words]
+    parts = [_word_pattern(w) for w in words]
     return re.compile(r"(?<![\w.])" + r"\s?".join(parts) + r"(?![\w])")
+
+
+_DETERMINERS = frozenset({"its", "their", "his", "her", "your", "our", "my", "this", "that"})
+_INFLECTION = re.compile(r"(?<=[a-z]{3})(?:ing|ed|es|s)$")
+
+
+def _word_pattern(word: str) -> str:
+    """One word of a phrase in its other forms: "stays" is also "stay", "stayed",
+    "staying"; "contained" is "contains"; a possessive ("its") may be any or none, and an
+    object pronoun ("them") any word or none."""
+    if word in ("them", "it"):  # "won't kick them out" is also "won't kick out kernels"
+        return r"(?:\w+\s)?"
+    if word in _DETERMINERS:
+        return r"(?:(?:" + "|".join(sorted(_DETERMINERS)) + r")\s)?"
+    if not word.isalpha() or len(word) < 3:
+        return re.escape(word)
+    if len(word) < 5:
+        return re.escape(word) + r"(?:e?s)?"
+    if word.endswith("ss"):  # "bypass": "bypasses", "bypassed", "bypassing", "bypassable"
+        return re.escape(word) + r"(?:es|ed|ing|able)?"
+    base = _INFLECTION.sub("", word)
+    return re.escape(base) + r"(?:e|es|s|ed|d|ing|able)?"
+
+
+_AUXILIARIES = frozenset(
+    {"does", "do", "did", "will", "is", "are", "was", "be", "been", "can", "could", "would",
+     "it", "they", "get", "gets", "got", "any", "ever", "being"}
+)  # fmt: skip
+_CUE_WORDS = "|".join(sorted(_CUES - {"nt", "zero", "fails", "hardly"}, key=len, reverse=True))
+
+
+def _negative_fact(phrase: str) -> re.Pattern[str] | None:
+    """A phrase that states a negative fact ("does not preempt", "no preemption") as any
+    denial of its word: "running kernels aren't preempted", "nothing is preempted"."""
+    if phrase.startswith("re:"):
+        return None
+    words = normalize(phrase).split()
+    cues = [w for w in words if w in _CUES]
+    rest = [w for w in words if w not in _CUES and w not in _AUXILIARIES]
+    if not cues or len(rest) != 1 or len(rest[0]) < 5 or not rest[0].isalpha():
+        return None
+    root = _root(rest[0])
+    return re.compile(rf"(?<![\w])(?:{_CUE_WORDS})(?:\s+\w+){{0,2}}?\s+{re.escape(root)}\w*")
+
+
+def _root(word: str) -> str:
+    """``word``'s stem, a "-tion" noun as its verb: "preemption" -> "preempt"."""
+    root: str = _STEM.stemWord(word)
+    return root[:-3] if root.endswith("tion") else root
+
+
+# Ways of saying the same thing that people type for what rubrics write: a phrase with one
+# of them is also matched with each of the others in its place.
+PARAPHRASES = (
+    ("concurrently", "at the same time", "simultaneously", "side by side"),
+    ("workload dependent", "depends on the workload", "varies with the workload",
+     "varies by workload", "varies per workload", "varies with the job", "depends on the job"),
+    ("cannot be preempted", "cant be preempted", "cannot be interrupted", "cant be interrupted",
+     "not preemptible", "non preemptible", "runs to completion", "run to completion"),
+    ("eighths", "8 slices", "eight slices", "8 parts", "eight parts"),
+    ("sevenths", "7 slices", "seven slices", "7 parts", "seven parts"),
+)  # fmt: skip
+_PARAPHRASE_GROUPS = tuple(tuple(normalize(p) for p in group) for group in PARAPHRASES)
+
+
+def _paraphrased(phrases: tuple[str, ...]) -> list[re.Pattern[str]]:
+    """Patterns for ``phrases`` with each paraphrase of a part of them put in its place."""
+    out = []
+    for phrase in phrases:
+        if phrase.startswith("re:"):
+            continue
+        normal = normalize(phrase)
+        for group in _PARAPHRASE_GROUPS:
+            for member in group:
+                if not re.search(rf"(?<!\w){re.escape(member)}(?!\w)", normal):
+                    continue
+                for other in group:
+                    if other != member:
+                        pattern = _phrase_pattern(normal.replace(member, other))
+                        if pattern is not None:
+                            out.append(pattern)
+    return out
 
 
 @lru_cache(maxsize=4096)
@@ -89,6 +178,9 @@ def compile_rubric(question: Question) -> tuple[PointMatcher, ...]:
     out = []
     for point in question.rubric:
         any_ = tuple(p for p in map(_phrase_pattern, point.any) if p is not None)
+        facts = {f.pattern: f for f in map(_negative_fact, point.any) if f is not None}
+        facts |= {f.pattern: f for f in _paraphrased(point.any) if f.pattern not in facts}
+        any_ += tuple(facts.values())
         none = tuple(p for p in map(_phrase_pattern, point.none) if p is not None)
         quantities = tuple(
             q for q in (_quantity(p) for p in point.any if not p.startswith("re:")) if q
@@ -108,6 +200,9 @@ SHORTHANDS = {
     "w/o": "without", "w/": "with", "bc": "because", "mgmt": "management",
     "infra": "infrastructure",
     "iso": "isolation", "perms": "permissions", "reqs": "requests", "req": "request",
+    "ckpt": "checkpoint", "ckpts": "checkpoints", "hw": "hardware", "sw": "software",
+    "diff": "different", "mgr": "manager", "xfer": "transfer", "bw": "bandwidth",
+    "w": "with", "u": "you",
 }  # fmt: skip
 _SHORTHAND = re.compile(
     r"(?<![\w/])("
@@ -121,15 +216,56 @@ def spell_out(folded: str) -> str:
     return _SHORTHAND.sub(lambda m: SHORTHANDS[m.group(1)] + " ", folded)
 
 
+@lru_cache(maxsize=4096)
+def _spellings(question: Question) -> tuple[frozenset[str], frozenset[str]]:
+    """The long words of ``question``'s phrases, and every word its text uses."""
+    phrases = [p for point in question.rubric for p in point.any if not p.startswith("re:")]
+    long_words = frozenset(
+        w for p in phrases for w in normalize(p).split() if w.isalpha() and len(w) >= 7
+    )
+    texts = [question.prompt, question.explanation, *(p.point for p in question.rubric)]
+    return long_words, frozenset(normalize(" ".join(texts + phrases)).split())
+
+
+def _respelt(parts: list[tuple[str, str]], question: Question) -> list[tuple[str, str]]:
+    """``parts`` with one-letter typos of the rubric's long words put right ("homogenous",
+    "isloation"), when the word typed is not itself a word of the question."""
+    long_words, known = _spellings(question)
+    if not long_words:
+        return parts
+    out = []
+    for folded, normal in parts:
+        words = normal.split()
+        for i, word in enumerate(words):
+            if len(word) < 7 or word in known or not word.isalpha():
+                continue
+            near = [
+                w
+                for w in long_words
+                if w[0] == word[0] and abs(len(w) - len(word)) <= 1 and OSA.distance(w, word) == 1
+            ]
+            if len(near) == 1:
+                words[i] = near[0]
+        out.append((folded, " ".join(words)))
+    return out
+
+
 def clauses(answer: str) -> list[tuple[str, str]]:
     """Split ``answer`` into clauses, each as (folded text, normalised text)."""
-    out = []
+    out: list[tuple[str, str]] = []
     for piece in _CLAUSE.split(spell_out(fold(answer))):
         if piece and piece.strip():
             normal = normalize(piece)
-            if normal:
+            if normal and out and _RELATIVE.match(normal):
+                # "data parallelism, which splits the batch": the relative clause goes on.
+                folded, before = out.pop()
+                out.append((f"{folded} {piece}", f"{before} {normal}"))
+            elif normal:
                 out.append((piece, normal))
     return out
+
+
+_RELATIVE = re.compile(r"(?:which|who|whose)\b")
 
 
 def _negated(normal: str, start: int, end: int) -> bool:
@@ -143,7 +279,7 @@ def _negated(normal: str, start: int, end: int) -> bool:
                 return True
     after = normal[end:].split()[:_WINDOW_AFTER]
     for i, word in enumerate(after):
-        if word in _CUES:
+        if word in _CUES and word not in _NEW_CLAIM:
             following = after[i + 1] if i + 1 < len(after) else ""
             if (word, following) not in _NOT_CUES:
                 return True
@@ -184,13 +320,178 @@ def _same_quantity(wanted: tuple[tuple[float, str], ...], parts: list[tuple[str,
     return False
 
 
+# A point's subject: the name before its colon ("MIG: hardware partitions ...", "Best
+# Effort: ..."), when it names a thing (an acronym, a hyphenated or Title Case name, or a
+# word of the prompt) rather than a step ("Resolve: ...").
+_SUBJECT = re.compile(r"^\s*([^:()]{1,30}?)\s*:\s")
+_ACRONYM = re.compile(r"[A-Z][A-Za-z0-9]*[A-Z]|[a-z][A-Z]{2,}")
+
+
+def _subject_pattern(name: str) -> re.Pattern[str]:
+    """``name`` as it may be typed: "Time-slicing" is also "time sliced", "timeslicing"."""
+    words = normalize(name).split()
+    parts = [re.escape(w[:-3] if len(w) >= 6 else w) + r"\w*" for w in words]
+    return re.compile(r"(?<![\w.])" + r"\s?".join(parts) + r"(?![\w])")
+
+
+@dataclass(frozen=True, slots=True)
+class Subjects:
+    """Which points are about which named thing, and which phrases only describe it."""
+
+    patterns: tuple[re.Pattern[str] | None, ...]  # per point, its subject's name
+    describing: tuple[tuple[re.Pattern[str], ...], ...]  # per point, phrases without a name
+    words: tuple[frozenset[str], ...]  # per point, the stems of its text and phrases
+    names: frozenset[str]  # the stems of every subject's name
+    naming: tuple[tuple[re.Pattern[str], ...], ...]  # per point, phrases that are a name
+
+
+@lru_cache(maxsize=4096)
+def subjects(question: Question) -> Subjects | None:
+    """The subjects of ``question``'s points, when at least two points name different ones."""
+    prompt = set(normalize(question.prompt).split())
+    names: list[str | None] = []
+    for point in question.rubric:
+        m = _SUBJECT.match(point.point)
+        name = m.group(1) if m else ""
+        words = normalize(name).split()
+        named = 0 < len(words) <= 3 and (
+            bool(_ACRONYM.search(name))
+            or "-" in name
+            or (len(words) > 1 and name.istitle())
+            or set(words) <= prompt
+        )
+        names.append(normalize(name) if named else None)
+    for i, name in enumerate(names):  # "MIG trade-off" is about MIG
+        shorter = [n for n in names if n and name and n != name and name.startswith(n + " ")]
+        if shorter:
+            names[i] = min(shorter, key=len)
+    if len({n for n in names if n}) < 2:
+        return None
+    patterns = tuple(_subject_pattern(n) if n else None for n in names)
+    every = [p for p in patterns if p is not None]
+    describing = []
+    naming = []
+    for pm in compile_rubric(question):
+        pairs = list(
+            zip([p for p in pm.point.any if _phrase_pattern(p) is not None], pm.any_, strict=False)
+        )
+        named_by = [pattern for phrase, pattern in pairs if _names(phrase, every)]
+        facts = pm.any_[len(pairs) :]  # the negative facts, which describe
+        describing.append(tuple(p for _, p in pairs if p not in named_by) + facts)
+        naming.append(tuple(named_by))
+    named = frozenset(_stems(" ".join(n for n in names if n)))
+    vocabulary: list[frozenset[str]] = []
+    for point in question.rubric:
+        text = point.point.split(":", 1)[-1]
+        plain = " ".join(p for p in point.any if not p.startswith("re:"))
+        vocabulary.append(frozenset(_stems(f"{text} {plain}")) - named)
+    return Subjects(patterns, tuple(describing), tuple(vocabulary), named, tuple(naming))
+
+
+def _names(phrase: str, every: list[re.Pattern[str]]) -> bool:
+    return any(s.search(normalize(phrase)) for s in every)
+
+
+def _stems(text: str) -> list[str]:
+    from bot.core.grading.overlap import STOPWORDS
+
+    return [_STEM.stemWord(w) for w in normalize(text).split() if w not in STOPWORDS]
+
+
+def _about(normal: str, index: int, subj: Subjects) -> bool | None:
+    """Whether clause ``normal`` is about point ``index``'s subject (True), about another
+    point's subject only (False), or names none of them (None)."""
+    own = subj.patterns[index]
+    if own is not None and own.search(normal):
+        return True
+    if any(p is not None and p != own and p.search(normal) for p in subj.patterns):
+        return False
+    return None
+
+
 def match_rubric(question: Question, answer: str) -> tuple[list[RubricPoint], list[RubricPoint]]:
-    """Return the rubric points ``answer`` makes and those it misses (never raises)."""
-    parts = clauses(answer)
+    """Return the rubric points ``answer`` makes and those it misses (never raises).
+
+    Who a claim is about counts: when points are about named things ("MIG: ...", "MPS:
+    ..."), a phrase in a clause about another of them does not make the point, and a point
+    whose subject is given another point's property ("MIG shares one memory pool in
+    turns") is not made."""
+    parts = _respelt(clauses(answer), question)
+    matchers = compile_rubric(question)
+    subj = subjects(question)
     matched: list[RubricPoint] = []
     missed: list[RubricPoint] = []
-    for pm in compile_rubric(question):
-        said = _found(pm.any_, parts) or _same_quantity(pm.quantities, parts)
+    for index, pm in enumerate(matchers):
+        here = parts
+        if subj is not None and subj.patterns[index] is not None:
+            here = [c for c in parts if _about(c[1], index, subj) is not False]
+            # A bare name ("MIG, MPS and time-slicing") lists a subject, it says nothing of it.
+            said = _found(subj.describing[index], here) or _found(
+                subj.naming[index], _saying(parts, here, subj)
+            )
+            said = said or _same_quantity(pm.quantities, here)
+        else:
+            said = _found(pm.any_, here) or _same_quantity(pm.quantities, here)
         made = said and not _found(pm.none, parts)
+        if made and subj is not None and subj.patterns[index] is not None:
+            made = not _swapped(index, parts, subj)
         (matched if made else missed).append(pm.point)
     return matched, missed
+
+
+def _saying(
+    parts: list[tuple[str, str]], here: list[tuple[str, str]], subj: Subjects
+) -> list[tuple[str, str]]:
+    """The clauses of ``here`` that say something besides subjects' names, or that the next
+    clause, naming no subject, goes on about ("MIG (hardware partitions)")."""
+    out = []
+    for clause in here:
+        at = parts.index(clause)
+        nxt = parts[at + 1] if at + 1 < len(parts) else None
+        goes_on = nxt is not None and not any(
+            p is not None and p.search(nxt[1]) for p in subj.patterns
+        )
+        if _says(clause[1], subj) or (goes_on and nxt is not None and _says(nxt[1], subj)):
+            out.append(clause)
+    return out
+
+
+def _says(normal: str, subj: Subjects) -> bool:
+    return bool(set(_stems(normal)) - subj.names)
+
+
+def _swapped(index: int, parts: list[tuple[str, str]], subj: Subjects) -> bool:
+    """Whether a clause about point ``index``'s subject alone gives it another point's
+    property (and none of its own)."""
+    mine = subj.patterns[index]
+    same = [i for i, p in enumerate(subj.patterns) if p == mine]
+    own = tuple(p for i in same for p in subj.describing[i])
+    vocabulary = frozenset().union(*(subj.words[i] for i in same))
+    for clause in parts:
+        if _about(clause[1], index, subj) is not True:
+            continue
+        if any(p is not None and p != mine and p.search(clause[1]) for p in subj.patterns):
+            continue  # "MIG and MPS both ..." compares, it does not swap
+        if own and _found(own, [clause]):
+            continue
+        said = frozenset(_stems(clause[1])) - subj.names
+        for other, phrases in enumerate(subj.describing):
+            theirs = subj.patterns[other]
+            if theirs is None or theirs == mine:
+                continue
+            if _found(phrases, [clause]):
+                return True
+            # In other words: the clause uses their point's words, not its own.
+            given = len(said & (subj.words[other] - vocabulary))
+            if (
+                given >= _SWAP_WORDS
+                and given >= len(said & (vocabulary - subj.words[other])) + _SWAP_MARGIN
+            ):
+                return True
+    return False
+
+
+# A clause gives its subject another point's property when it uses at least two words
+# that only that point has, two more than words only its own point has.
+_SWAP_WORDS = 2
+_SWAP_MARGIN = 2

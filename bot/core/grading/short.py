@@ -41,6 +41,7 @@ KNOWN_TERMS = frozenset(
 )  # fmt: skip
 _NEGATION = re.compile(r"\b(?:not|never|isnt|arent|no)\s+$")
 _HEDGE = re.compile(r"\b(?:or|maybe|either)\b")
+_CONDITION = re.compile(r"\b(?:unless|except|other than|instead of|rather than)\b")
 _ACRONYM_MAX = 4
 _ORDINALS = {
     "first": "1st",
@@ -85,6 +86,26 @@ def _acronym(normal: str) -> str:
     return "".join(w[0] for w in words) if len(words) >= 2 else ""
 
 
+_LETTER_DIGIT_LETTER = re.compile(r"([a-z])([0-9])([a-z])")
+
+
+def _spelt_acronym(form: str) -> re.Pattern[str] | None:
+    """``form`` with its letter-digit-letter acronyms spelt out: "nvlink c2c" is also
+    "nvlink chip-2-chip" and "nvlink chip to chip", "p2p" is "peer to peer"."""
+    words = form.split()
+    if not any(_LETTER_DIGIT_LETTER.fullmatch(w) for w in words):
+        return None
+    parts = []
+    for word in words:
+        m = _LETTER_DIGIT_LETTER.fullmatch(word)
+        if m is None:
+            parts.append(re.escape(word))
+            continue
+        middle = f"(?:{m.group(2)}|to)" if m.group(2) == "2" else m.group(2)
+        parts.append(rf"{m.group(1)}[a-z]+\s{middle}\s{m.group(3)}[a-z]+")
+    return re.compile(r"(?<!\w)" + r"\s?".join(parts) + r"(?!\w)")
+
+
 @lru_cache(maxsize=4096)
 def short_key(question: Question) -> ShortKey:
     """Prepare ``question``'s accepted answers for matching (cached per question)."""
@@ -92,12 +113,15 @@ def short_key(question: Question) -> ShortKey:
     normals = [n for n in normals if n]
     acronyms = [a for a in (_acronym(n) for n in normals) if len(a) >= 2]
     # An acronym answers the question, unless the prompt asks what that acronym stands for.
-    prompt_words = set(prepare(question.prompt).split())
+    prompt_text = prepare(question.prompt)
+    prompt_words = set(prompt_text.split())
     extra = [a for a in acronyms if a not in prompt_words]
     forms = tuple(dict.fromkeys(normals + extra))
     patterns = tuple(
         re.compile(r"(?<!\w)" + r"\s?".join(map(re.escape, f.split())) + r"(?:s|es)?(?!\w)")
         for f in forms
+    ) + tuple(  # spelt out, unless the prompt spells it out itself
+        p for p in map(_spelt_acronym, forms) if p is not None and not p.search(prompt_text)
     )
     compacts = frozenset(f.replace(" ", "") for f in forms)
     stemmed = tuple(
@@ -189,11 +213,17 @@ def check_short(question: Question, answer: str) -> bool:
         return True
     if any(_close(normal, form, key) for form in key.normals):
         return True
-    hedged = bool(_HEDGE.search(normal))
+    # "or" in an aside ("unless you pick single or mixed") is no hedge about the answer.
+    condition = _CONDITION.search(normal)
+    head = normal[: condition.start()] if condition else normal
+    hedged = bool(_HEDGE.search(head))
     for pattern in key.patterns:
         for m in pattern.finditer(normal):
             if _NEGATION.search(normal[: m.start()]):
                 continue
+            after = condition is not None and m.start() >= condition.start()
+            if after and _mentions_other_term(head, key, (0, 0)):
+                continue  # "single, unless it is none" answers "single"
             return not (hedged and _mentions_other_term(normal, key, m.span()))
     # "time-sliced sharing" for "time-slicing": the same words, other endings.
     stems = _stems(normal)
