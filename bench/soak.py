@@ -70,6 +70,7 @@ CHANNELS = {
     "gpu-club": ("Asia/Tokyo", "10:00 Asia/Tokyo mon,wed,fri"),
 }
 VERDICTS = ("✅", "🟡", "❌")
+PASS_TIMEOUT = 60.0  # real seconds a worker's pass may take before it counts as hung
 
 
 class FlakyPlatform:
@@ -236,12 +237,20 @@ class Soak:
     async def run_passes(self) -> None:
         """Every worker runs what is due and delivers, side by side; a worker that died on
         the way is replaced."""
-        results = await asyncio.gather(
-            *(w.app.runner.run_due_and_deliver() for w in self.workers), return_exceptions=True
-        )
-        for worker, result in zip(list(self.workers), results, strict=True):
-            if isinstance(result, BaseException) and not worker.platform.dead:
-                raise result
+        passes = {
+            asyncio.ensure_future(w.app.runner.run_due_and_deliver()): w for w in self.workers
+        }
+        started, pending = time.monotonic(), set(passes)
+        while pending:  # a dead worker's pass may wait for its own dead delivery task
+            _done, pending = await asyncio.wait(pending, timeout=0.2)
+            for task in [t for t in pending if passes[t].platform.dead]:
+                task.cancel()
+            if pending and time.monotonic() - started > PASS_TIMEOUT:
+                names = ", ".join(passes[t].platform.name for t in pending)
+                raise TimeoutError(f"worker {names} hung in a delivery pass")
+        for task, worker in passes.items():
+            if not worker.platform.dead and task.exception() is not None:
+                raise task.exception()  # type: ignore[misc]
         self.bury_the_dead()
 
     # -- people --------------------------------------------------------------------------
