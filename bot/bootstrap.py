@@ -28,6 +28,7 @@ from bot.core.messages import Outgoing
 from bot.core.mock.jobs import MockClockJob, MockReminderJob
 from bot.core.ports import UnitOfWork
 from bot.core.quiz.live import LiveQuizJob
+from bot.core.season_board import SeasonEndJob
 from bot.core.streaks import StreakNudgeJob
 from bot.db import migrate
 from bot.db.engine import check_connection, make_engine, make_session_factory
@@ -116,6 +117,7 @@ def default_jobs() -> list[DueJob]:
         StreakNudgeJob(),
         LiveQuizJob(),
         WeeklyRecapJob(),
+        SeasonEndJob(),
         MockReminderJob(),
         MockClockJob(),
     ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from bot.core import home, leaderboard, stats, teams
+from bot.core import home, season_board, stats, teams
 from bot.core.away import away_command
 from bot.core.context import Context
 from bot.core.daily.answering import daily_action
@@ -113,9 +113,9 @@ _SPECS = [
     ),
     CommandSpec(
         "leaderboard",
-        "/leaderboard [week|month|all] [team NAME | teams]",
-        "the leaderboard: people, one team, or teams",
-        leaderboard.leaderboard_command,
+        "/leaderboard [week|month|all] [team NAME | teams] | season [YYYY-MM] | seasons",
+        "the leaderboard: people, one team, or teams; a season's board, the list of seasons",
+        season_board.leaderboard_command,
     ),
     CommandSpec(
         "team",
@@ -151,8 +151,9 @@ _SPECS = [
     CommandSpec(
         "studybot",
         "/studybot schedule [TIME] [ZONE] [DAYS] [topics=A,B] | schedule show|pause|resume|skip "
-        "| disputes",
-        "the channel's daily schedule and the dispute queue (admins); /studybot nudges on|off",
+        "| disputes | season [length L | start DATE]",
+        "the channel's daily schedule, the dispute queue and the seasons (admins); "
+        "/studybot nudges on|off",
         studybot_command,
     ),
     CommandSpec("as", "/as NAME", "act as another user (console only)", console_only=True),

@@ -18,6 +18,7 @@ from bot.core.mock.model import MOCKS
 from bot.core.model import ATTEMPTS, CHANNELS, USERS, WORKSPACES
 from bot.core.ports import Port
 from bot.core.quiz.model import QUIZZES
+from bot.core.seasons import SEASONS
 from bot.core.srs import REVIEWS
 from bot.core.stats import STATS
 from bot.core.streaks import STREAKS
@@ -35,6 +36,7 @@ from bot.db.repositories import (
     SqlUsers,
     SqlWorkspaces,
 )
+from bot.db.seasons import SqlSeasons
 from bot.db.stats import SqlStats
 from bot.db.teams import SqlTeams
 
@@ -65,6 +67,7 @@ provide(STREAKS, SqlStreaks)
 provide(AWAY, SqlAway)
 provide(MOCKS, SqlMocks)
 provide(DISPUTES, SqlDisputes)
+provide(SEASONS, SqlSeasons)
 
 
 class SqlUnitOfWork:

@@ -184,9 +184,7 @@ class ConsoleSession:
             return
         seconds = parse_duration(text)
         if seconds is None or seconds <= 0:
-            self._reply(
-                f"{text!r} is not a duration. Try /advance 90m or /advance 1d."
-            )
+            self._reply(f"{text!r} is not a duration. Try /advance 90m or /advance 1d.")
             return
         delta = timedelta(seconds=seconds)
         if delta > MAX_ADVANCE:
