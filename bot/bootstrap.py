@@ -26,6 +26,7 @@ from bot.core.grading.reference import set_reference_backend
 from bot.core.leaderboard import WeeklyRecapJob
 from bot.core.messages import Outgoing
 from bot.core.mock.jobs import MockClockJob, MockReminderJob
+from bot.core.mock.rounds import PairingRoundJob
 from bot.core.ports import UnitOfWork
 from bot.core.quiz.live import LiveQuizJob
 from bot.core.season_board import SeasonEndJob
@@ -120,6 +121,7 @@ def default_jobs() -> list[DueJob]:
         SeasonEndJob(),
         MockReminderJob(),
         MockClockJob(),
+        PairingRoundJob(),
     ]
 
 

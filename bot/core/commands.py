@@ -15,6 +15,7 @@ from bot.core.disputes import dispute_action, dispute_command, review_action
 from bot.core.errors import UserError
 from bot.core.messages import Card, Delivery, Outgoing, say
 from bot.core.mock.commands import mock_action, mock_command
+from bot.core.mock.rounds import pairing_action
 from bot.core.model import USERS
 from bot.core.quiz.live import live_action
 from bot.core.quiz.personal import quiz_action, quiz_command, review_command
@@ -114,7 +115,7 @@ _SPECS = [
     CommandSpec(
         "leaderboard",
         "/leaderboard [week|month|all] [team NAME | teams] | season [YYYY-MM] | seasons",
-        "the leaderboard: people, one team, or teams; a season's board, the list of seasons",
+        "the leaderboard: people, one team, or teams; a season's board; the seasons",
         season_board.leaderboard_command,
     ),
     CommandSpec(
@@ -131,8 +132,10 @@ _SPECS = [
     ),
     CommandSpec(
         "mock",
-        "/mock schedule WHEN [with @PEER] | list | cancel ID | reschedule ID WHEN | pair | …",
-        "mock interviews: schedule, pair up, vote, scorecards (/mock alone lists all)",
+        "/mock schedule WHEN [with @PEER] | list | cancel ID | reschedule ID WHEN | pair | "
+        "pairing | …",
+        "mock interviews: schedule, pair up (now or weekly), vote, scorecards "
+        "(/mock alone lists all)",
         mock_command,
     ),
     CommandSpec(
@@ -150,10 +153,9 @@ _SPECS = [
     CommandSpec("tz", "/tz ZONE", "set your time zone (IANA name, e.g. Europe/Berlin)", _tz),
     CommandSpec(
         "studybot",
-        "/studybot schedule [TIME] [ZONE] [DAYS] [topics=A,B] | schedule show|pause|resume|skip "
-        "| disputes | season [length L | start DATE]",
-        "the channel's daily schedule, the dispute queue and the seasons (admins); "
-        "/studybot nudges on|off",
+        "/studybot schedule [TIME] [ZONE] [DAYS] | schedule show|pause|resume|skip | disputes "
+        "| season | pairing on|off",
+        "admins: the daily schedule, disputes, seasons, weekly pairing rounds; your nudges on|off",
         studybot_command,
     ),
     CommandSpec("as", "/as NAME", "act as another user (console only)", console_only=True),
@@ -193,4 +195,5 @@ ACTIONS: dict[str, Callable[[Context, list[str], str], list[Outgoing]]] = {
     "home": home.home_action,
     "dispute": dispute_action,
     "disputes": review_action,
+    "pairing": pairing_action,
 }

@@ -15,6 +15,7 @@ from bot.core.disputes import DISPUTES
 from bot.core.leaderboard import LEADERBOARD
 from bot.core.messages import OUTBOX
 from bot.core.mock.model import MOCKS
+from bot.core.mock.rounds import PAIRING
 from bot.core.model import ATTEMPTS, CHANNELS, USERS, WORKSPACES
 from bot.core.ports import Port
 from bot.core.quiz.model import QUIZZES
@@ -27,6 +28,7 @@ from bot.db.daily import SqlAway, SqlDaily, SqlSchedules, SqlStreaks
 from bot.db.disputes import SqlDisputes
 from bot.db.leaderboard import SqlLeaderboard
 from bot.db.mock import SqlMocks
+from bot.db.pairing import SqlPairing
 from bot.db.quiz import SqlQuizzes, SqlReviews
 from bot.db.repositories import (
     OUTBOX_ADDED,
@@ -68,6 +70,7 @@ provide(AWAY, SqlAway)
 provide(MOCKS, SqlMocks)
 provide(DISPUTES, SqlDisputes)
 provide(SEASONS, SqlSeasons)
+provide(PAIRING, SqlPairing)
 
 
 class SqlUnitOfWork:

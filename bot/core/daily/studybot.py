@@ -22,6 +22,7 @@ from bot.core.daily.schedule import (
 from bot.core.disputes import review_command
 from bot.core.errors import UserError
 from bot.core.messages import Card, Delivery, Outgoing, say
+from bot.core.mock.rounds import pairing_setting
 from bot.core.seasons import season_setting
 from bot.core.streaks import nudges_setting
 
@@ -31,7 +32,8 @@ STUDYBOT_USAGE = (
     "Usage: /studybot schedule [TIME] [ZONE] [DAYS] [topics=A,B] [roles=eng|pm|any] "
     "[mix=1:2,2:2,3:1] [reveal=8h] · /studybot schedule show|pause|resume|skip [DATE] · "
     "/studybot nudges on|off · /studybot disputes (admins: the grade disputes to decide) · "
-    "/studybot season [length 1m|2w | start DATE] (the leaderboard seasons; changes for admins)"
+    "/studybot season [length 1m|2w | start DATE] (the leaderboard seasons; changes for admins) · "
+    "/studybot pairing on [DAY] [HH:MM] | off (admins: this channel's weekly pairing round)"
 )
 
 
@@ -66,6 +68,8 @@ def studybot_command(ctx: Context, args: str) -> list[Outgoing]:
         return review_command(ctx, rest)
     if area == "season":
         return season_setting(ctx, rest)
+    if area == "pairing":
+        return pairing_setting(ctx, rest)
     if area != "schedule":
         raise UserError(f"I don't know /studybot {area[:30]}. {STUDYBOT_USAGE}")
     verb = rest[0].lower() if rest else "show"
