@@ -5,6 +5,7 @@ day after the slot each is asked whether the mock happened."""
 
 from __future__ import annotations
 
+import asyncio
 from collections import defaultdict
 from datetime import UTC, datetime
 
@@ -13,12 +14,14 @@ from hypothesis import strategies as st
 from sqlalchemy import select
 
 from bot.bootstrap import App
+from bot.core.bank import QuestionBank
+from bot.core.clock import SimulatedClock
 from bot.core.events import Event, EventKind
 from bot.core.messages import Delivery
 from bot.core.mock.rounds import plan_pairs
-from bot.db.models import PairingMatchRow, UserRow
+from bot.db.models import OutboxRow, PairingMatchRow, UserRow
 from tests.support import Transcript, row_counts
-from tests.test_mock import dms, mapp, mchat, mclock, mock_bank, mocks
+from tests.test_mock import dms, make_app, mapp, mchat, mclock, mock_bank, mocks
 
 __all__ = ["mapp", "mchat", "mclock", "mock_bank"]  # fixtures shared with tests.test_mock
 
@@ -258,3 +261,38 @@ def test_any_round_pairs_each_person_once_and_repeats_only_when_nobody_new_is_le
                 ]
     for a in alone:  # nobody left out could have been paired with another left out
         assert not [b for b in alone if b != a and frozenset((a, b)) in slots]
+
+
+async def test_two_workers_and_a_restart_run_a_round_once(
+    db_url: str, mclock: SimulatedClock, mock_bank: QuestionBank
+) -> None:
+    first = make_app(db_url, mclock, mock_bank)
+    chat = Transcript(first)
+    await chat.session.start()
+    for line in ("/studybot pairing on", "/mock pairing join"):
+        await chat.session.handle_line(line)
+    for user in ("alice", "bob", "carol", "dave"):
+        for line in (f"/as {user}", f"/tz {PEOPLE[user][0]}", f"/mock available {PEOPLE[user][1]}"):
+            await chat.session.handle_line(line)
+        await chat.session.handle_line("/mock pairing join")
+    await chat.session.stop()
+    second = make_app(db_url, mclock, mock_bank)
+    try:
+        mclock.set(datetime(2026, 12, 7, 9, 0, tzinfo=UTC))  # the round
+        await asyncio.gather(first.runner.run_due(), second.runner.run_due())
+        await first.stop()
+        first.close()
+        first = make_app(db_url, mclock, mock_bank)  # a restart just after
+        mclock.set(datetime(2026, 12, 7, 9, 5, tzinfo=UTC))
+        await asyncio.gather(first.runner.run_due(), second.runner.run_due())
+    finally:
+        for app in (first, second):
+            await app.stop()
+            app.close()
+    assert len(mocks(second)) == 2
+    with second.session_factory() as session:
+        rows = session.scalars(select(PairingMatchRow.user_id)).all()
+        keys = session.scalars(select(OutboxRow.key).where(OutboxRow.key.like("pairing%"))).all()
+    assert sorted(rows) == sorted(set(rows)) and len(rows) == 4
+    assert len([k for k in keys if k.endswith(":proposal")]) == 4  # one DM each, once
+    assert len([k for k in keys if k.startswith("pairing-round:")]) == 1  # one channel post
