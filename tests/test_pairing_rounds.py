@@ -279,20 +279,39 @@ async def test_two_workers_and_a_restart_run_a_round_once(
     second = make_app(db_url, mclock, mock_bank)
     try:
         mclock.set(datetime(2026, 12, 7, 9, 0, tzinfo=UTC))  # the round
-        await asyncio.gather(first.runner.run_due(), second.runner.run_due())
+        await asyncio.gather(
+            first.runner.run_due_and_deliver(), second.runner.run_due_and_deliver()
+        )
         await first.stop()
         first.close()
         first = make_app(db_url, mclock, mock_bank)  # a restart just after
         mclock.set(datetime(2026, 12, 7, 9, 5, tzinfo=UTC))
-        await asyncio.gather(first.runner.run_due(), second.runner.run_due())
+        await asyncio.gather(
+            first.runner.run_due_and_deliver(), second.runner.run_due_and_deliver()
+        )
+        made = mocks(second)
+        with second.session_factory() as session:
+            rows = session.scalars(select(PairingMatchRow.user_id)).all()
+            keys = session.scalars(
+                select(OutboxRow.key).where(OutboxRow.key.like("pairing%"))
+            ).all()
     finally:
         for app in (first, second):
             await app.stop()
             app.close()
-    assert len(mocks(second)) == 2
-    with second.session_factory() as session:
-        rows = session.scalars(select(PairingMatchRow.user_id)).all()
-        keys = session.scalars(select(OutboxRow.key).where(OutboxRow.key.like("pairing%"))).all()
+    assert len(made) == 2
     assert sorted(rows) == sorted(set(rows)) and len(rows) == 4
     assert len([k for k in keys if k.endswith(":proposal")]) == 4  # one DM each, once
     assert len([k for k in keys if k.startswith("pairing-round:")]) == 1  # one channel post
+
+
+def test_the_only_one_in_a_round_is_told_so(mchat: Transcript, mapp: App) -> None:
+    mchat.send("/studybot pairing on tue 10:00")
+    mchat.send("/mock available weekdays 18:00-20:00")
+    mchat.send("/mock pairing join")
+    mchat.send("/advance 2h")  # Tue 1 Dec 10:00 UTC, today's round
+    (told,) = [m for m in dms(mchat.messages, "alice") if m.card.title.startswith("Pairing")]
+    assert "You're the only one in #general's pairing round this week" in told.text
+    post = [m for m in mchat.messages if m.card.title == "Pairing round"][-1]
+    assert "Only one person opted in, so nobody was paired." in post.text
+    assert mocks(mapp) == []

@@ -47,7 +47,7 @@ from bot.core.timezones import zone
 ROUND_EVERY = timedelta(days=7)
 CHECK_IN_AFTER = timedelta(days=1)  # after the proposed slot
 DEFAULT_DAY, DEFAULT_MINUTE = 0, 9 * 60  # Monday 09:00 in the workspace's zone
-ODD, NO_OVERLAP = "odd", "no-overlap"
+ODD, NO_OVERLAP, ALONE = "odd", "no-overlap", "alone"
 PAIRING_USAGE = (
     "Usage: /mock pairing join|leave|status · /mock pairing happened ID yes|no "
     "(the weekly pairing round of this channel)"
@@ -245,15 +245,12 @@ def run_round(
                     slots[frozenset((a, b))] = slot
     history = uow[PAIRING].pair_history(channel)
     pairs, alone = plan_pairs(members, slots, history, uow[PAIRING].sat_out(channel))
-    for a, b in pairs:
-        slot = first_free(uow, workspace, (a, b), [(slots[frozenset((a, b))], until)], duration)
-        if slot is None:  # taken meanwhile by a pair of this round: nobody shares both
-            alone += [a, b]
-            continue
+    for a, b in pairs:  # the pairs share nobody, so their slots cannot clash
+        slot = slots[frozenset((a, b))]
         _propose(uow, workspace, channel, round_at, members[a], members[b], slot, now, request)
     someone_free = {p for pair in slots for p in pair}
     for person in alone:
-        reason = ODD if person in someone_free else NO_OVERLAP
+        reason = ALONE if len(members) == 1 else ODD if person in someone_free else NO_OVERLAP
         match_id = uow[PAIRING].add_match(
             workspace, channel, round_at, members[person], None, None, None, reason, None
         )
@@ -264,6 +261,11 @@ def run_round(
                 f"This week's pairing round in #{channel.name} had an odd number of people "
                 "free at the same time, and you are the one left over: you go first next "
                 "round. /mock pair looks for someone now."
+            )
+        elif reason == ALONE:
+            text = (
+                f"You're the only one in #{channel.name}'s pairing round this week: nobody to "
+                "pair you with. Ask a teammate to /mock pairing join."
             )
         else:
             text = (
@@ -284,7 +286,9 @@ def run_round(
     summary = [f"{made // 2} pair{'s' * (made // 2 != 1)} this week, each DMed a proposed slot."]
     if odd:
         summary.append("An odd number of people were free: one sits out and goes first next week.")
-    if len(alone) > odd:
+    if len(members) == 1:
+        summary = ["Only one person opted in, so nobody was paired."]
+    elif len(alone) > odd:
         summary.append(
             f"{len(alone) - odd} shared no time with anyone: /mock available adds windows."
         )
