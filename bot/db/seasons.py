@@ -5,13 +5,31 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import String, exists, func, literal, select, update
+from sqlalchemy import String, bindparam, exists, func, literal, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from bot.core.model import Workspace
 from bot.core.seasons import Season
 from bot.db.models import ChannelScheduleRow, PointsBucketRow, SeasonRow, WorkspaceRow
 from bot.db.repositories import _Repo, _workspace, insert_row
+
+_COLUMNS = (
+    SeasonRow.id,
+    SeasonRow.workspace_id,
+    SeasonRow.name,
+    SeasonRow.starts_at,
+    SeasonRow.ends_at,
+    SeasonRow.next_length,
+    SeasonRow.closed_at,
+)
+
+# Built once: every recorded answer asks for its workspace's latest season.
+_LATEST = (
+    select(*_COLUMNS)
+    .where(SeasonRow.workspace_id == bindparam("workspace_id"))
+    .order_by(SeasonRow.starts_at.desc())
+    .limit(1)
+)
 
 
 def _season(row: SeasonRow) -> Season:
@@ -28,19 +46,16 @@ def _season(row: SeasonRow) -> Season:
 
 class SqlSeasons(_Repo):
     def _one(self, query: Any) -> Season | None:
-        row = self.session.scalars(query.limit(1)).first()
-        return _season(row) if row is not None else None
+        row = self.session.execute(query.limit(1)).first()
+        return Season(*row) if row is not None else None
 
     def latest(self, workspace: Workspace) -> Season | None:
-        return self._one(
-            select(SeasonRow)
-            .where(SeasonRow.workspace_id == workspace.id)
-            .order_by(SeasonRow.starts_at.desc())
-        )
+        row = self.session.execute(_LATEST, {"workspace_id": workspace.id}).first()
+        return Season(*row) if row is not None else None
 
     def containing(self, workspace: Workspace, when: datetime) -> Season | None:
         return self._one(
-            select(SeasonRow).where(
+            select(*_COLUMNS).where(
                 SeasonRow.workspace_id == workspace.id,
                 SeasonRow.starts_at <= when,
                 SeasonRow.ends_at > when,
@@ -49,7 +64,7 @@ class SqlSeasons(_Repo):
 
     def named(self, workspace: Workspace, name: str) -> Season | None:
         return self._one(
-            select(SeasonRow).where(SeasonRow.workspace_id == workspace.id, SeasonRow.name == name)
+            select(*_COLUMNS).where(SeasonRow.workspace_id == workspace.id, SeasonRow.name == name)
         )
 
     def listing(self, workspace: Workspace, limit: int) -> list[Season]:
