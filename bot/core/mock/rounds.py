@@ -8,7 +8,8 @@ repeat ones (:func:`plan_pairs`), everyone at most once. Each pair gets a propos
 (both accept, as with ``/mock pair``) and both a DM with the slot in both zones and the
 .ics file; whoever is left out (an odd count, or nobody free at the same time) is told
 why, and goes first next round. A day after the slot each is asked whether the mock
-happened (``/mock pairing happened ID yes|no``, or the buttons); the answer is kept.
+happened (``/mock pairing happened ID yes|no``, or the buttons); the answer is kept. A mock
+that was declined, cancelled or never accepted is recorded as not happened without asking.
 
 The plan is rows: a channel's next round instant, and one row per person and round. A
 round is claimed by moving that instant forward, a check-in by marking it sent, so two
@@ -35,7 +36,7 @@ from bot.core.mock.common import (
     user_by_id,
     zone_of,
 )
-from bot.core.mock.model import FORMATS, MOCKS, PROPOSED, NewMock
+from bot.core.mock.model import CANCELLED, DECLINED, EXPIRED, FORMATS, MOCKS, PROPOSED, NewMock
 from bot.core.mock.pairing import PAIR_LEAD, first_free, intervals
 from bot.core.mock.parsing import ScheduleRequest, parse_schedule
 from bot.core.mock.times import DAY_NAMES, ceil_quarter, clock_minutes, overlaps, show
@@ -48,6 +49,7 @@ ROUND_EVERY = timedelta(days=7)
 CHECK_IN_AFTER = timedelta(days=1)  # after the proposed slot
 DEFAULT_DAY, DEFAULT_MINUTE = 0, 9 * 60  # Monday 09:00 in the workspace's zone
 ODD, NO_OVERLAP, ALONE = "odd", "no-overlap", "alone"
+NEVER_HAPPENED = (DECLINED, CANCELLED, EXPIRED)  # no need to ask: the bot knows
 PAIRING_USAGE = (
     "Usage: /mock pairing join|leave|status · /mock pairing happened ID yes|no "
     "(the weekly pairing round of this channel)"
@@ -395,6 +397,10 @@ class PairingRoundJob:
             user = user_by_id(uow, workspace, match.user_id)
             partner = user_by_id(uow, workspace, match.partner_id)
             if user is None or partner is None or match.slot_at is None:
+                continue
+            mock = uow[MOCKS].get(workspace, match.mock_id) if match.mock_id else None
+            if mock is not None and mock.status in NEVER_HAPPENED:
+                uow[PAIRING].answer(match, False, now)  # declined, cancelled or never accepted
                 continue
             dm(
                 uow,
