@@ -26,8 +26,10 @@ from bot.core.grading.reference import set_reference_backend
 from bot.core.leaderboard import WeeklyRecapJob
 from bot.core.messages import Outgoing
 from bot.core.mock.jobs import MockClockJob, MockReminderJob
+from bot.core.mock.rounds import PairingRoundJob
 from bot.core.ports import UnitOfWork
 from bot.core.quiz.live import LiveQuizJob
+from bot.core.season_board import SeasonEndJob
 from bot.core.streaks import StreakNudgeJob
 from bot.db import migrate
 from bot.db.engine import check_connection, make_engine, make_session_factory
@@ -122,8 +124,10 @@ def default_jobs() -> list[DueJob]:
         StreakNudgeJob(),
         LiveQuizJob(),
         WeeklyRecapJob(),
+        SeasonEndJob(),
         MockReminderJob(),
         MockClockJob(),
+        PairingRoundJob(),
     ]
 
 

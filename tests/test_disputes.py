@@ -381,6 +381,7 @@ def test_a_late_decision_lands_on_the_board_of_the_week_of_the_answer(
     assert board(app) == {
         "w:2026-W49": (POINTS, 1),
         "m:2026-12": (POINTS, 1),
+        "s:2026-12": (POINTS, 1),  # and its season's
         "all": (POINTS, 1),
     }
 

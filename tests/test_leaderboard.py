@@ -206,6 +206,7 @@ def test_daily_answers_feed_the_board_once(quiz_app: App) -> None:
     assert buckets == {
         "w:2026-W49": 10 * question.difficulty,
         "m:2026-12": 10 * question.difficulty,
+        "s:2026-12": 10 * question.difficulty,  # the season (bot.core.seasons)
         "all": 10 * question.difficulty,
     }
     assert f"1. alice · {10 * question.difficulty} pts" in chat.say("/leaderboard all")

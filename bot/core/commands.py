@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from bot.core import home, leaderboard, stats, teams
+from bot.core import home, season_board, stats, teams
 from bot.core.away import away_command
 from bot.core.context import Context
 from bot.core.daily.answering import daily_action
@@ -16,6 +16,7 @@ from bot.core.errors import UserError
 from bot.core.goal import goal_command
 from bot.core.messages import Card, Delivery, Outgoing, say
 from bot.core.mock.commands import mock_action, mock_command
+from bot.core.mock.rounds import pairing_action
 from bot.core.model import USERS
 from bot.core.quiz.live import live_action
 from bot.core.quiz.personal import quiz_action, quiz_command, review_command
@@ -117,9 +118,9 @@ _SPECS = [
     ),
     CommandSpec(
         "leaderboard",
-        "/leaderboard [week|month|all] [team NAME | teams]",
-        "the leaderboard: people, one team, or teams",
-        leaderboard.leaderboard_command,
+        "/leaderboard [week|month|all] [team NAME | teams] | season [YYYY-MM] | seasons",
+        "the leaderboard: people, one team, or teams; a season's board; the seasons",
+        season_board.leaderboard_command,
     ),
     CommandSpec(
         "team",
@@ -135,8 +136,10 @@ _SPECS = [
     ),
     CommandSpec(
         "mock",
-        "/mock schedule WHEN [with @PEER] | list | cancel ID | reschedule ID WHEN | pair | …",
-        "mock interviews: schedule, pair up, vote, scorecards (/mock alone lists all)",
+        "/mock schedule WHEN [with @PEER] | list | cancel ID | reschedule ID WHEN | pair | "
+        "pairing | …",
+        "mock interviews: schedule, pair up (now or weekly), vote, scorecards "
+        "(/mock alone lists all)",
         mock_command,
     ),
     CommandSpec(
@@ -160,10 +163,9 @@ _SPECS = [
     CommandSpec("tz", "/tz ZONE", "set your time zone (IANA name, e.g. Europe/Berlin)", _tz),
     CommandSpec(
         "studybot",
-        "/studybot schedule [TIME] [ZONE] [DAYS] [topics=A,B] | schedule show|pause|resume|skip "
-        "| disputes | live",
-        "the channel's daily schedule, live-round timing, disputes (admins); "
-        "/studybot nudges on|off",
+        "/studybot schedule [TIME] [ZONE] [DAYS] | schedule show|pause|resume|skip | disputes "
+        "| live | season | pairing on|off",
+        "admins: the schedule, live rounds, disputes, seasons, pairing; your nudges and data",
         studybot_command,
     ),
     CommandSpec("as", "/as NAME", "act as another user (console only)", console_only=True),
@@ -203,4 +205,5 @@ ACTIONS: dict[str, Callable[[Context, list[str], str], list[Outgoing]]] = {
     "home": home.home_action,
     "dispute": dispute_action,
     "disputes": review_action,
+    "pairing": pairing_action,
 }

@@ -36,12 +36,11 @@ from bot.core.context import Context
 from bot.core.daily.answering import VERDICT_MARK, points_for
 from bot.core.errors import UserError
 from bot.core.grading import Grade, Verdict
-from bot.core.leaderboard import LEADERBOARD, period_keys
+from bot.core.leaderboard import LEADERBOARD, board_keys
 from bot.core.messages import OUTBOX, Button, ButtonStyle, Card, Delivery, Form, Outgoing, say
 from bot.core.model import USERS, Attempt, User, Workspace
 from bot.core.numbers import MAX_ROW_ID, whole_number
 from bot.core.ports import Port
-from bot.core.timezones import zone
 
 OPEN: Final = "open"
 ACCEPTED: Final = "accepted"
@@ -446,7 +445,7 @@ def accept(ctx: Context, dispute: Dispute, verdict: str, note: str) -> list[Outg
         raise UserError(f"Dispute #{dispute.id} was decided meanwhile.")
     gained = points - attempt.points
     if gained > 0:
-        keys = period_keys(attempt.answered_at, zone(ctx.workspace.timezone))
+        keys = board_keys(ctx.uow, ctx.workspace, attempt.answered_at)
         # The answer becomes board activity when it earns points for the first time.
         ctx.uow[LEADERBOARD].add(
             ctx.workspace.id, attempt.user_id, keys, gained, 0 if attempt.points else 1

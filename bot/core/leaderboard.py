@@ -19,12 +19,16 @@ from bot.core.errors import UserError
 from bot.core.messages import OUTBOX, Attachment, Card, Delivery, Outgoing
 from bot.core.model import Channel, User, Workspace
 from bot.core.ports import Port, UnitOfWork
+from bot.core.seasons import season_at
 from bot.core.teams import TEAMS, Team, find_team
 from bot.core.timezones import zone
 
 TOP = 10
 RECAP_TOP = 5
-USAGE = "Usage: /leaderboard [week|month|all] [team NAME | teams]"
+USAGE = (
+    "Usage: /leaderboard [week|month|all] [team NAME | teams] · /leaderboard season [YYYY-MM] "
+    "[team NAME | teams] · /leaderboard seasons"
+)
 KINDS = ("week", "month", "all")
 
 
@@ -176,13 +180,22 @@ def period_of(kind: str, now: datetime, tz: tzinfo) -> Period:
     return Period("all", "all", "all time")
 
 
+def board_keys(uow: UnitOfWork, workspace: Workspace, when: datetime) -> list[str]:
+    """:func:`period_keys` and the key of the season ``when`` falls in (``bot.core.seasons``),
+    starting that season if it is the first to reach it."""
+    keys = period_keys(when, zone(workspace.timezone))
+    season = season_at(uow, workspace, when)
+    if season is not None:
+        keys.append(season.key)
+    return keys
+
+
 def record(
     uow: UnitOfWork, workspace: Workspace, user_id: int, points: int, when: datetime
 ) -> None:
     """Add one answer worth ``points`` at ``when`` to the user's aggregates (its board
     activity; ``bot.core.answers`` decides which answers have it)."""
-    keys = period_keys(when, zone(workspace.timezone))
-    uow[LEADERBOARD].add(workspace.id, user_id, keys, points, 1)
+    uow[LEADERBOARD].add(workspace.id, user_id, board_keys(uow, workspace, when), points, 1)
 
 
 # -- parsing ---------------------------------------------------------------------------------
@@ -265,8 +278,9 @@ def people_board(
 
 def _people_text(board: PeopleBoard, user: User | None) -> list[str]:
     if not board.rows:
+        when = f"in {board.period.label}" if board.period.kind == "season" else board.period.label
         return [
-            f"No points yet {board.period.label}. Answer the daily question or join a live "
+            f"No points yet {when}. Answer the daily question or join a live "
             "round (/quiz live) to get on the board."
         ]
     width = len(str(board.rows[-1].rank))
@@ -284,7 +298,7 @@ def _people_text(board: PeopleBoard, user: User | None) -> list[str]:
     return out
 
 
-def _chart(
+def chart(
     services: Services,
     title: str,
     labels: list[str],
@@ -303,9 +317,10 @@ def _chart(
     return (Attachment(filename, png, "image/png"),), None
 
 
-def board_message(ctx: Context, query: BoardQuery) -> Outgoing:
-    """The ``/leaderboard`` reply: a card, and a chart as a PNG attachment."""
-    period = period_of(query.period, ctx.now, ctx.workspace_zone)
+def board_message(ctx: Context, query: BoardQuery, period: Period | None = None) -> Outgoing:
+    """The ``/leaderboard`` reply: a card, and a chart as a PNG attachment (of ``period``
+    when given, such as a season, else of the query's)."""
+    period = period or period_of(query.period, ctx.now, ctx.workspace_zone)
     slug = period.key.replace(":", "-")
     if query.teams:
         scores = ranked_teams(ctx.uow[LEADERBOARD].teams(ctx.workspace, period.key))
@@ -319,7 +334,7 @@ def board_message(ctx: Context, query: BoardQuery) -> Outgoing:
         blocks = ["\n".join(lines) if lines else "No teams yet: /team create NAME."]
         if active:
             blocks.append(f"Everyone: {points / active:.1f} per active member ({active} active).")
-        attachments, note = _chart(
+        attachments, note = chart(
             ctx.services,
             f"Teams · {period.label}",
             [s.name for s in scores],
@@ -333,7 +348,7 @@ def board_message(ctx: Context, query: BoardQuery) -> Outgoing:
         blocks = _people_text(board, ctx.user)
         labels = [r.name for r in board.rows]
         here = next((i for i, r in enumerate(board.rows) if r.user_id == ctx.user.id), None)
-        attachments, note = _chart(
+        attachments, note = chart(
             ctx.services,
             f"{board.scope.capitalize()} · {period.label}",
             labels,
@@ -410,7 +425,7 @@ def post_recap(
         best = teams[0]
         blocks.append(f"Top team: {best.name} · {best.per_active:.1f} per active member.")
     week = period.key.removeprefix("w:")
-    attachments, _note = _chart(
+    attachments, _note = chart(
         services,
         f"Week {week}",
         [r.name for r in rows],

@@ -549,3 +549,81 @@ class DeliverySeenRow(Base):
     platform: Mapped[str] = mapped_column(String(16), primary_key=True)
     key: Mapped[str] = mapped_column(String(200), primary_key=True)
     seen_at: Mapped[datetime] = mapped_column(index=True)
+
+
+class SeasonRow(Base):
+    """One leaderboard season of a workspace: ``[starts_at, ends_at)``, named by its start
+    (``2026-12`` for a month-long season from the 1st, else ``2026-12-15``). Its points are
+    the ``s:NAME`` aggregates. ``closed_at`` is set once, by the worker that posts its final
+    board; ``next_length`` is how long the season after it lasts (``1m``, ``2w``)."""
+
+    __tablename__ = "season"
+    __table_args__ = (UniqueConstraint("workspace_id", "name"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    workspace_id: Mapped[int] = mapped_column(ForeignKey("workspace.id", ondelete="CASCADE"))
+    name: Mapped[str] = mapped_column(String(16))
+    starts_at: Mapped[datetime]
+    ends_at: Mapped[datetime] = mapped_column(index=True)
+    next_length: Mapped[str] = mapped_column(String(8), default="1m")
+    closed_at: Mapped[datetime | None]
+    created_at: Mapped[datetime]
+
+
+class PairingChannelRow(Base):
+    """A channel's recurring pairing round: weekly on ``weekday`` at ``minute`` (local, in
+    ``timezone``); ``next_at`` is the next round, NULL while it is off."""
+
+    __tablename__ = "pairing_channel"
+
+    channel_id: Mapped[int] = mapped_column(
+        ForeignKey("channel.id", ondelete="CASCADE"), primary_key=True
+    )
+    workspace_id: Mapped[int] = mapped_column(ForeignKey("workspace.id", ondelete="CASCADE"))
+    weekday: Mapped[int] = mapped_column(Integer, default=0)  # Monday is 0
+    minute: Mapped[int] = mapped_column(Integer, default=540)
+    timezone: Mapped[str] = mapped_column(String(64), default="UTC")
+    next_at: Mapped[datetime | None] = mapped_column(index=True)
+    updated_at: Mapped[datetime]
+
+
+class PairingMemberRow(Base):
+    """Someone who opted in to a channel's pairing rounds."""
+
+    __tablename__ = "pairing_member"
+
+    channel_id: Mapped[int] = mapped_column(
+        ForeignKey("channel.id", ondelete="CASCADE"), primary_key=True
+    )
+    user_id: Mapped[int] = mapped_column(
+        ForeignKey("user.id", ondelete="CASCADE"), primary_key=True, index=True
+    )
+    joined_at: Mapped[datetime]
+
+
+class PairingMatchRow(Base):
+    """One person's place in one round: paired with ``partner_id`` (a proposed mock at
+    ``slot_at``), or left out (``partner_id`` NULL, ``reason`` says why). Each pair has two
+    rows, one per person, so each answers the check-in for themselves."""
+
+    __tablename__ = "pairing_match"
+    __table_args__ = (
+        UniqueConstraint("channel_id", "round_at", "user_id"),
+        Index("ix_pairing_match_checkin_at_checkin_sent_at", "checkin_at", "checkin_sent_at"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    workspace_id: Mapped[int] = mapped_column(ForeignKey("workspace.id", ondelete="CASCADE"))
+    channel_id: Mapped[int] = mapped_column(ForeignKey("channel.id", ondelete="CASCADE"))
+    round_at: Mapped[datetime]
+    user_id: Mapped[int] = mapped_column(ForeignKey("user.id", ondelete="CASCADE"))
+    partner_id: Mapped[int | None] = mapped_column(ForeignKey("user.id", ondelete="CASCADE"))
+    mock_id: Mapped[int | None] = mapped_column(
+        ForeignKey("mock_interview.id", ondelete="SET NULL")
+    )
+    slot_at: Mapped[datetime | None]
+    reason: Mapped[str] = mapped_column(String(16), default="")  # "", "odd", "no-overlap"
+    checkin_at: Mapped[datetime | None]
+    checkin_sent_at: Mapped[datetime | None]
+    happened: Mapped[bool | None] = mapped_column(Boolean)
+    answered_at: Mapped[datetime | None]

@@ -16,10 +16,12 @@ from bot.core.goal import GOALS
 from bot.core.leaderboard import LEADERBOARD
 from bot.core.messages import OUTBOX
 from bot.core.mock.model import MOCKS
+from bot.core.mock.rounds import PAIRING
 from bot.core.model import ATTEMPTS, CHANNELS, USERS, WORKSPACES
 from bot.core.ports import Port
 from bot.core.privacy import PERSONAL_DATA
 from bot.core.quiz.model import QUIZZES
+from bot.core.seasons import SEASONS
 from bot.core.srs import REVIEWS
 from bot.core.stats import STATS
 from bot.core.streaks import STREAKS
@@ -28,6 +30,7 @@ from bot.db.daily import SqlAway, SqlDaily, SqlGoals, SqlSchedules, SqlStreaks
 from bot.db.disputes import SqlDisputes
 from bot.db.leaderboard import SqlLeaderboard
 from bot.db.mock import SqlMocks
+from bot.db.pairing import SqlPairing
 from bot.db.privacy import SqlPersonalData
 from bot.db.quiz import SqlQuizzes, SqlReviews
 from bot.db.repositories import (
@@ -38,6 +41,7 @@ from bot.db.repositories import (
     SqlUsers,
     SqlWorkspaces,
 )
+from bot.db.seasons import SqlSeasons
 from bot.db.stats import SqlStats
 from bot.db.teams import SqlTeams
 
@@ -70,6 +74,8 @@ provide(MOCKS, SqlMocks)
 provide(DISPUTES, SqlDisputes)
 provide(PERSONAL_DATA, SqlPersonalData)
 provide(GOALS, SqlGoals)
+provide(SEASONS, SqlSeasons)
+provide(PAIRING, SqlPairing)
 
 
 class SqlUnitOfWork:

@@ -83,7 +83,13 @@ ARG_ORDER: Mapping[str, Sequence[tuple[str, str]]] = {
         ("count", "{}"),
     ),
     "stats": (("user", "{}"),),
-    "leaderboard": (("period", "{}"), ("teams", "teams"), ("team", "team {}")),
+    "leaderboard": (
+        ("seasons", "seasons"),
+        ("season", "season {}"),
+        ("period", "{}"),
+        ("teams", "teams"),
+        ("team", "team {}"),
+    ),
     "team create": (("name", "{}"),),
     "team join": (("name", "{}"),),
     "team leave": (("name", "{}"),),
@@ -104,6 +110,7 @@ ARG_ORDER: Mapping[str, Sequence[tuple[str, str]]] = {
     "mock note": (("id", "{}"), ("round", "{}"), ("text", "{}")),
     "mock history": (("id", "{}"),),
     "mock remind": (("times", "{}"),),
+    "mock pairing": (("action", "{}"), ("id", "{}"), ("answer", "{}")),
     "dispute": (("reason", "{}"),),
     "tz": (("zone", "{}"),),
     "away": (("action", "{}"), ("id", "{}"), ("start", "{}"), ("end", "to {}")),
@@ -328,6 +335,8 @@ def build_commands(
             period="this week (default), this month or all time",
             teams="rank the study groups instead of people",
             team="only the members of this study group",
+            season="a season's board: its name (2026-11), or 'current'",
+            seasons="list the seasons and their winners",
         )
         @app_commands.choices(period=_same(PERIODS))
         async def leaderboard(
@@ -335,6 +344,8 @@ def build_commands(
             period: str | None = None,
             teams: bool | None = None,
             team: TeamName | None = None,
+            season: str | None = None,
+            seasons: bool | None = None,
         ) -> None:
             await dispatch(interaction)
 
@@ -561,6 +572,22 @@ def _mock_group(
     async def remind(interaction: discord.Interaction, times: str | None = None) -> None:
         await dispatch(interaction)
 
+    @app_commands.describe(
+        action="join or leave this channel's weekly round, see its status, or answer a check-in",
+        id="the check-in's number (happened)",
+        answer="whether the mock happened (happened)",
+    )
+    @app_commands.choices(
+        action=_same(("join", "leave", "status", "happened")), answer=_same(("yes", "no"))
+    )
+    async def pairing(
+        interaction: discord.Interaction,
+        action: str,
+        id: MockId | None = None,
+        answer: str | None = None,
+    ) -> None:
+        await dispatch(interaction)
+
     for name, description, callback in (
         ("schedule", "schedule a mock interview, solo or with a peer", schedule),
         ("list", "your upcoming mock interviews", list_),
@@ -572,6 +599,7 @@ def _mock_group(
             autocomplete("mock available", "days")(available),
         ),
         ("pair", "propose a mock with someone free when you are", pair),
+        ("pairing", "this channel's weekly pairing round: join, leave, status", pairing),
         ("accept", "accept a proposed mock interview", accept),
         ("decline", "decline a proposed mock interview", decline),
         ("vote", "vote on a round you interviewed", vote),

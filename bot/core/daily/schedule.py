@@ -396,6 +396,12 @@ def parse_skip_date(text: str, schedule: Schedule, now: datetime) -> date:
         if nxt is None:
             raise UserError("There is no upcoming post to skip.")
         return schedule.local_date_of(nxt)
+    return parse_day(text, local_now)
+
+
+def parse_day(text: str, local_now: datetime) -> date:
+    """A local date from an ISO date or words (``tomorrow``, ``friday``, ``dec 24``), read
+    as the next such day after ``local_now``; raises UserError for anything else."""
     try:
         return date.fromisoformat(text.strip())
     except ValueError:

@@ -22,8 +22,10 @@ from bot.core.daily.schedule import (
 from bot.core.disputes import review_command
 from bot.core.errors import UserError
 from bot.core.messages import Card, Delivery, Outgoing, say
+from bot.core.mock.rounds import pairing_setting
 from bot.core.privacy import export_me, forget_me, forget_workspace
 from bot.core.quiz.live import describe_live, live_setting
+from bot.core.seasons import season_setting
 from bot.core.streaks import nudges_setting
 
 # -- /studybot ----------------------------------------------------------------------------
@@ -35,6 +37,8 @@ STUDYBOT_USAGE = (
     "[mix=1:2,2:2,3:1] [reveal=8h] · /studybot schedule show|pause|resume|skip [DATE] · "
     "/studybot live [SECONDS|default] (admins: a live-round question's countdown here) · "
     "/studybot nudges on|off · /studybot disputes (admins: the grade disputes to decide) · "
+    "/studybot season [length 1m|2w | start DATE] (the leaderboard seasons; changes for admins) · "
+    "/studybot pairing on [DAY] [HH:MM] | off (admins: this channel's weekly pairing round) · "
     "/studybot export-me · /studybot forget-me [confirm] · "
     "/studybot forget-workspace [confirm] (admins)"
 )
@@ -73,6 +77,10 @@ def studybot_command(ctx: Context, args: str) -> list[Outgoing]:
         return live_setting(ctx, rest)
     if area in PRIVACY:
         return PRIVACY[area](ctx, rest)
+    if area == "season":
+        return season_setting(ctx, rest)
+    if area == "pairing":
+        return pairing_setting(ctx, rest)
     if area != "schedule":
         raise UserError(f"I don't know /studybot {area[:30]}. {STUDYBOT_USAGE}")
     verb = rest[0].lower() if rest else "show"

@@ -9,6 +9,8 @@
     /mock accept ID | decline ID
     /mock vote ID ROUND strong-no|no|yes|strong-yes [NOTE] · /mock note ID ROUND TEXT
     /mock history [ID] · /mock remind [24h 1h | off]
+    /mock pairing join|leave|status             the channel's weekly pairing round
+    /mock pairing happened ID yes|no            its check-in
 
 Everything that happens later is a row: reminders (``reminder``) and each mock's next
 step (``mock_interview.next_at``: its start, the end of a round's time box, the end of
@@ -22,6 +24,7 @@ The modules:
 - :mod:`.commands` — ``/mock`` and the buttons (the entry points), votes, history;
 - :mod:`.scheduling` — schedule, list, cancel, reschedule, accept, decline;
 - :mod:`.pairing` — a partner and a slot from overlapping availability;
+- :mod:`.rounds` — the weekly pairing round of a channel, its opt-ins and check-ins;
 - :mod:`.preferences` — availability windows and reminder offsets;
 - :mod:`.reminders` — the reminder rows and their card;
 - :mod:`.running` — the running mock's state machine (start, rounds, answers, votes, end);

@@ -33,6 +33,7 @@ from bot.core.mock.parsing import (
     parse_vote,
 )
 from bot.core.mock.preferences import available, remind
+from bot.core.mock.rounds import pairing_command
 from bot.core.mock.running import answer_round, record_vote
 from bot.core.mock.scheduling import accept, cancel, decline, list_mocks, reschedule, schedule
 from bot.core.mock.scorecard import mean_coverage, recommendation, scorecard_card, verdicts
@@ -46,7 +47,8 @@ USAGE = (
     "/mock list · /mock cancel ID · /mock reschedule ID WHEN · "
     "/mock available [DAYS FROM-TO | clear] · /mock pair [FORMAT] · "
     "/mock accept ID · /mock decline ID · /mock vote ID ROUND VOTE [NOTE] · "
-    "/mock note ID ROUND TEXT · /mock history [ID] · /mock remind [24h 1h | off]"
+    "/mock note ID ROUND TEXT · /mock history [ID] · /mock remind [24h 1h | off] · "
+    "/mock pairing join|leave|status (this channel's weekly pairing round)"
 )
 
 
@@ -137,6 +139,7 @@ _SUBCOMMANDS = {
     "note": note_command,
     "history": history,
     "remind": remind,
+    "pairing": pairing_command,
 }
 
 

@@ -38,7 +38,8 @@ from bot.core.mock.times import (
     overlaps,
     utc_offset_hours,
 )
-from bot.core.model import User
+from bot.core.model import User, Workspace
+from bot.core.ports import UnitOfWork
 
 PAIR_HORIZON = timedelta(days=14)
 PAIR_LEAD = timedelta(hours=1)  # a proposed mock starts at least this far ahead
@@ -53,7 +54,7 @@ class Match:
     zone_gap: float
 
 
-def _intervals(
+def intervals(
     windows: list[Window], since: datetime, until: datetime
 ) -> list[tuple[datetime, datetime]]:
     return sorted(
@@ -70,7 +71,7 @@ def find_match(ctx: Context, fmt: str, box: int) -> Match | None:
     since = ceil_quarter(ctx.now + PAIR_LEAD)
     until = ctx.now + PAIR_HORIZON
     duration = timedelta(minutes=box * len(FORMATS[fmt]))
-    my_spans = _intervals(mine, since, until)
+    my_spans = intervals(mine, since, until)
     counts = ctx.uow[MOCKS].pair_counts(ctx.workspace, ctx.user)
     declined = ctx.uow[MOCKS].declined(ctx.workspace, ctx.user, ctx.now - DECLINE_MEMORY)
     my_zone = zone_of(ctx.user, ctx.workspace)
@@ -81,10 +82,11 @@ def find_match(ctx: Context, fmt: str, box: int) -> Match | None:
         other = user_by_id(ctx.uow, ctx.workspace, user_id)
         if other is None:
             continue
-        slot = _first_free(
-            ctx,
+        slot = first_free(
+            ctx.uow,
+            ctx.workspace,
             (ctx.user.id, user_id),
-            overlaps(my_spans, _intervals(windows, since, until)),
+            overlaps(my_spans, intervals(windows, since, until)),
             duration,
         )
         if slot is None:
@@ -103,16 +105,18 @@ def find_match(ctx: Context, fmt: str, box: int) -> Match | None:
     return best
 
 
-def _first_free(
-    ctx: Context,
+def first_free(
+    uow: UnitOfWork,
+    workspace: Workspace,
     users: tuple[int, ...],
     spans: list[tuple[datetime, datetime]],
     duration: timedelta,
 ) -> datetime | None:
+    """The first quarter hour in ``spans`` from which ``duration`` is free for ``users``."""
     for a, b in spans:
         t = ceil_quarter(a)
         while t + duration <= b:
-            if not ctx.uow[MOCKS].overlapping(ctx.workspace, users, t, t + duration):
+            if not uow[MOCKS].overlapping(workspace, users, t, t + duration):
                 return t
             t += timedelta(minutes=15)
     return None

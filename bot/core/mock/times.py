@@ -168,7 +168,7 @@ def parse_offsets(text: str) -> list[int]:
 # -- availability windows -------------------------------------------------------------------
 
 
-def _clock_minutes(text: str) -> int:
+def clock_minutes(text: str) -> int:
     match = _CLOCK.match(text.strip())
     if match is None:
         raise UserError(f"{text!r} is not a time of day. Use 18:00 or 6pm.")
@@ -220,7 +220,7 @@ def parse_window(text: str) -> tuple[frozenset[int], int, int]:
     match = _RANGE.match(rest.strip())
     if match is None:
         raise UserError(f"{rest.strip()[:30]!r} is not a time range. Use 18:00-20:00 or 6pm-8pm.")
-    start, end = _clock_minutes(match["a"]), _clock_minutes(match["b"])
+    start, end = clock_minutes(match["a"]), clock_minutes(match["b"])
     if start >= 1440:
         raise UserError("A window starts before midnight.")
     if end <= start:

@@ -57,6 +57,8 @@ CASES: list[tuple[str, list[dict[str, Any]], str]] = [
     ("leaderboard", [o("team", "GPU Gang"), o("period", "all")], "all team GPU Gang"),
     ("leaderboard", [o("teams", True, BOOLEAN), o("period", "week")], "week teams"),
     ("leaderboard", [o("teams", False, BOOLEAN)], ""),
+    ("leaderboard", [o("teams", True, BOOLEAN), o("season", "2026-11")], "season 2026-11 teams"),
+    ("leaderboard", [o("seasons", True, BOOLEAN)], "seasons"),
     ("team", [sub("create", o("name", "GPU Gang"))], "create GPU Gang"),
     ("team", [sub("join", o("name", "GPU Gang"))], "join GPU Gang"),
     ("team", [sub("leave", o("name", "infra"))], "leave infra"),
@@ -105,6 +107,12 @@ CASES: list[tuple[str, list[dict[str, Any]], str]] = [
     ),
     ("mock", [sub("available", o("clear", True, BOOLEAN))], "available clear"),
     ("mock", [sub("pair")], "pair"),
+    ("mock", [sub("pairing", o("action", "join"))], "pairing join"),
+    (
+        "mock",
+        [sub("pairing", o("answer", "no"), o("id", 12, INTEGER), o("action", "happened"))],
+        "pairing happened 12 no",
+    ),
     (
         "mock",
         [sub("pair", o("box", 5, INTEGER), o("format", "behavioral"))],

@@ -195,6 +195,7 @@ async def test_every_app_command_payload_matches_its_snapshot() -> None:
         "reschedule",
         "available",
         "pair",
+        "pairing",
         "accept",
         "decline",
         "vote",
