@@ -42,17 +42,31 @@ class ConsoleNotifier:
     def __init__(self, emit: Callable[[Outgoing], None]) -> None:
         self.emit = emit
         self.sent = 0
-        self._open = asyncio.Event()
-        self._open.set()
+        self._held = False
+        # An asyncio.Event binds to the loop it first waits in, and piped mode (and tests)
+        # run a loop per line: one gate per loop, with the held state kept across them.
+        self._gate: tuple[asyncio.AbstractEventLoop, asyncio.Event] | None = None
+
+    def _open(self) -> asyncio.Event:
+        loop = asyncio.get_running_loop()
+        if self._gate is None or self._gate[0] is not loop:
+            self._gate = (loop, asyncio.Event())
+            if not self._held:
+                self._gate[1].set()
+        return self._gate[1]
 
     def hold(self) -> None:
-        self._open.clear()
+        self._held = True
+        if self._gate is not None:
+            self._gate[1].clear()
 
     def release(self) -> None:
-        self._open.set()
+        self._held = False
+        if self._gate is not None:
+            self._gate[1].set()
 
     async def send(self, message: Outgoing) -> str | None:
-        await self._open.wait()
+        await self._open().wait()
         self.emit(message)
         self.sent += 1
         return f"console-{self.sent}"
