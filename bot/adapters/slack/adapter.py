@@ -86,6 +86,7 @@ BOLT_LOG = logging.getLogger("bot.adapters.slack.bolt")
 BOLT_LOG.addFilter(_drop_token_unused)
 BOLT_LOG.addFilter(_drop_request_bodies)
 
+RETRY_REPLY_AFTER = 5.0  # seconds before the outbox tries a reply Slack failed to take
 MAX_SKEW_SECONDS = 5 * 60  # Slack's own bound on a request's age
 _TIMESTAMP = re.compile(r"[0-9]{1,12}")
 _SIGNATURE = re.compile(r"v0=[0-9a-f]{64}")
@@ -438,11 +439,33 @@ class SlackAdapter:
         replies = await self.app.handle(event)
         ordered = sorted(replies, key=lambda r: r.delivery is not Delivery.MODAL)
         for reply in ordered:
-            await self._guard(
-                self.sender.send(reply, trigger_id=trigger_id, response_url=response_url),
-                reply.delivery.value,
-            )
+            await self._reply(event, reply, trigger_id, response_url)
         return replies
+
+    async def _reply(
+        self, event: Event, reply: Outgoing, trigger_id: str | None, response_url: str | None
+    ) -> None:
+        """Send one reply at once; when Slack cannot take it now (a 5xx, a 429 beyond the
+        one the client waits out, the network) the outbox retries it until it goes stale
+        (``App.send_later``). A refusal that no retry mends (a 4xx) is logged."""
+        try:
+            await self.sender.send(reply, trigger_id=trigger_id, response_url=response_url)
+        except RetryLater as exc:
+            await self.app.send_later(
+                self.name, event.workspace, reply, exc.retry_after, "rate-limited"
+            )
+        except SlackApiError as exc:
+            status = exc.response.status_code
+            if status < 500:
+                log.exception("Slack refused a %s reply", reply.delivery.value)
+                return
+            await self.app.send_later(
+                self.name, event.workspace, reply, RETRY_REPLY_AFTER, f"HTTP {status}"
+            )
+        except (SlackClientError, aiohttp.ClientError, OSError, TimeoutError) as exc:
+            await self.app.send_later(
+                self.name, event.workspace, reply, RETRY_REPLY_AFTER, type(exc).__name__
+            )
 
     async def _guard(self, call: Awaitable[object], what: str) -> None:
         """Send, and log (once, without the token) when Slack refuses; the user's next
