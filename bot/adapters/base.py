@@ -11,6 +11,12 @@ from starlette.routing import BaseRoute
 from bot.delivery import Notifier
 from bot.metrics import EVENT_ERRORS
 
+#: Seconds a stopping adapter gives the events it acknowledged to be recorded and answered
+#: (an answer burst just before SIGTERM), before it disconnects. With the web server's own
+#: grace before it and the outbox's last pass after it, a stop takes at most about 25 s;
+#: docker-compose.yml's ``stop_grace_period`` is 30 s.
+STOP_DRAIN = 15.0
+
 
 class PlatformAdapter(Protocol):
     """A connected platform: its notifier for the outbox (the adapter registers it with

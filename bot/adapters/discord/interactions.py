@@ -24,7 +24,7 @@ from typing import Any, Protocol
 
 import discord
 
-from bot.adapters.base import report_failure
+from bot.adapters.base import STOP_DRAIN, report_failure
 from bot.adapters.discord.render import (
     DiscordMessage,
     message_json,
@@ -41,7 +41,7 @@ from bot.delivery import Notifier
 
 log = logging.getLogger(__name__)
 ACK_WAIT = 5.0  # seconds to wait for the HTTP first response to leave before following up
-DRAIN_TIMEOUT = 10.0  # seconds shutdown waits for interactions still being answered
+DRAIN_TIMEOUT = STOP_DRAIN  # seconds shutdown waits for interactions still being answered
 OWN_POSTS_CACHE = 2048
 
 

@@ -16,7 +16,7 @@ import logging
 import re
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager, suppress
+from contextlib import asynccontextmanager
 from typing import Any
 
 import aiohttp
@@ -34,7 +34,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from bot.adapters.base import report_failure
+from bot.adapters.base import STOP_DRAIN, report_failure
 from bot.adapters.slack import translate
 from bot.adapters.slack.sender import SlackNotifier, SlackSender
 from bot.adapters.slack.translate import Payload, ReplyTarget, SlackUser
@@ -235,9 +235,14 @@ class SlackAdapter:
             delay = min(delay * 2, CONNECT_RETRY_MAX)
 
     async def stop(self) -> None:
-        """Finish the events already taken (for a few seconds at most), then disconnect."""
-        with suppress(TimeoutError):
-            await self.settled(timeout=5.0)
+        """Finish the events already taken (recorded and answered; at most
+        :data:`~bot.adapters.base.STOP_DRAIN` seconds), then disconnect."""
+        try:
+            await self.settled(timeout=STOP_DRAIN)
+        except TimeoutError:
+            log.warning(
+                "Slack: stopping with %d events unfinished after %.0fs", self._busy, STOP_DRAIN
+            )
         if self.socket_handler is not None:
             await self.socket_handler.close_async()  # type: ignore[no-untyped-call]
             self.socket_handler = None
