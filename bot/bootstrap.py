@@ -34,6 +34,7 @@ from bot.core.quiz.live import LiveQuizJob
 from bot.core.streaks import StreakNudgeJob
 from bot.db import migrate
 from bot.db.engine import check_connection, make_engine, make_session_factory
+from bot.db.outage import OUTAGE
 from bot.db.questions import sync_questions
 from bot.db.seen import DeliveryLog
 from bot.db.uow import SqlUnitOfWork
@@ -94,6 +95,7 @@ class App:
         self.runner.deliverer.start()
         started = time.perf_counter()
         replies = await asyncio.to_thread(self.bot.handle, event)
+        OUTAGE.answered()
         EVENTS.labels(event.platform, event.kind.value).inc()
         EVENT_SECONDS.labels(event.platform).observe(time.perf_counter() - started)
         return replies

@@ -43,6 +43,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from bot.core.clock import Clock
 from bot.core.messages import Outgoing, from_payload, stale_at
 from bot.db.models import OutboxRow
+from bot.db.outage import OUTAGE, is_outage
 from bot.metrics import OUTBOX
 
 log = logging.getLogger(__name__)
@@ -318,8 +319,12 @@ class OutboxDeliverer:
             try:
                 if not self._stopping:
                     await self.deliver_due()
-            except Exception:
-                log.exception("outbox delivery failed; it runs again on the next nudge")
+                    OUTAGE.answered()
+            except Exception as exc:
+                if is_outage(exc):
+                    OUTAGE.failed(exc)  # said once per outage
+                else:
+                    log.exception("outbox delivery failed; it runs again on the next nudge")
             self._completed = target
             async with self._done:
                 self._done.notify_all()

@@ -231,8 +231,8 @@ class InteractionHandler:
             # Discord refused the answer itself: there is no way left to tell the user.
             report_failure(log, "discord", "answering an interaction")
         except Exception:
-            report_failure(log, "discord", f"a {event.kind.value}")
-            await self._apologise(interaction, responder, progress)
+            text = report_failure(log, "discord", f"a {event.kind.value}")
+            await self._apologise(interaction, responder, progress, text)
 
     async def _answer_event(
         self,
@@ -271,9 +271,13 @@ class InteractionHandler:
             await self.app.send_later("discord", event.workspace, reply, _retry_after(exc), reason)
 
     async def _apologise(
-        self, interaction: discord.Interaction, responder: Responder, progress: _Progress
+        self,
+        interaction: discord.Interaction,
+        responder: Responder,
+        progress: _Progress,
+        text: str = APOLOGY,
     ) -> None:
-        reply = render(Outgoing(Delivery.PRIVATE, "", Card(blocks=(APOLOGY,))), ephemeral=True)
+        reply = render(Outgoing(Delivery.PRIVATE, "", Card(blocks=(text,))), ephemeral=True)
         try:
             if not progress.responded:
                 await responder.message(reply)
@@ -432,8 +436,8 @@ class InteractionHandler:
         try:
             await self._answer_message(client, message)
         except Exception:
-            report_failure(log, "discord", "a reply to a post")
-            await self._deliver([say(str(message.author.id), APOLOGY)])
+            text = report_failure(log, "discord", "a reply to a post")
+            await self._deliver([say(str(message.author.id), text)])
 
     async def _answer_message(self, client: discord.Client, message: discord.Message) -> None:
         me = client.user

@@ -41,7 +41,6 @@ from bot.adapters.slack.translate import Payload, ReplyTarget, SlackUser
 from bot.adapters.slack.users import UserDirectory
 from bot.bootstrap import App
 from bot.config import Settings
-from bot.core.app import APOLOGY
 from bot.core.errors import ConfigError
 from bot.core.events import Event
 from bot.core.messages import Card, Delivery, Outgoing
@@ -311,17 +310,16 @@ class SlackAdapter:
         try:
             yield
         except Exception:
-            report_failure(log, self.name, what)
-            await self._apologise(target, home=home)
+            await self._apologise(target, report_failure(log, self.name, what), home=home)
         finally:
             self._busy -= 1
             if self._busy == 0:
                 self._idle.set()
 
-    async def _apologise(self, target: ReplyTarget, *, home: bool) -> None:
+    async def _apologise(self, target: ReplyTarget, text: str, *, home: bool) -> None:
         if not target.user:
             return
-        card = Card(blocks=(APOLOGY,))
+        card = Card(blocks=(text,))
         try:
             if home:
                 await self.sender.publish_home(target.user, card)
