@@ -162,6 +162,7 @@ class OutboxDeliverer:
         batch: int = 250,
         concurrency: int = 64,
         batches_in_flight: int = 2,
+        renew_every: float = CLAIM_FOR.total_seconds() / 3,
     ) -> None:
         self.session_factory = session_factory
         self.clock = clock
@@ -169,6 +170,7 @@ class OutboxDeliverer:
         self.batch = batch
         self.concurrency = concurrency
         self.batches_in_flight = batches_in_flight
+        self.renew_every = renew_every  # seconds between renewals of a batch's claim
         self._lock: asyncio.Lock | None = None  # one delivery pass at a time in this process
         self._lock_loop: asyncio.AbstractEventLoop | None = None
         self._slots: asyncio.Semaphore | None = None
@@ -363,8 +365,35 @@ class OutboxDeliverer:
 
     async def _send_batch(self, claimed: Sequence[_Claimed]) -> int:
         marks = _Marks(self._record)
-        sent = await asyncio.gather(*(self._send_one(marks, *row) for row in claimed))
+        unsent = {row[0] for row in claimed}
+        renewing = asyncio.create_task(self._keep_claimed(unsent))
+        try:
+            sent = await asyncio.gather(
+                *(self._send_one(marks, *row, unsent=unsent) for row in claimed)
+            )
+        finally:
+            renewing.cancel()
+            with suppress(asyncio.CancelledError):
+                await renewing
         return sum(sent)
+
+    async def _keep_claimed(self, unsent: set[int]) -> None:
+        """Renew the claim on a batch's messages not yet sent while it is being sent (pacing
+        may take longer than one lease), so that no other worker takes them meanwhile; a
+        dead worker's claims still run out within :data:`CLAIM_FOR`."""
+        while True:
+            await asyncio.sleep(self.renew_every)
+            if unsent:
+                await in_thread(self._renew, sorted(unsent))
+
+    def _renew(self, row_ids: Sequence[int]) -> None:
+        with self.session_factory() as session, session.begin():
+            session.execute(
+                update(OutboxRow)
+                .where(OutboxRow.id.in_(row_ids), OutboxRow.status == "pending")
+                .values(claimed_until=self.clock.now() + CLAIM_FOR)
+                .execution_options(synchronize_session=False)
+            )
 
     async def _send_one(
         self,
@@ -373,6 +402,8 @@ class OutboxDeliverer:
         platform: str,
         payload: dict[str, object],
         created_at: datetime,
+        *,
+        unsent: set[int],
     ) -> int:
         """Send one message and write its outcome before the slot is free again."""
         message = from_payload(payload)
@@ -391,6 +422,7 @@ class OutboxDeliverer:
                     log.exception("delivery of outbox message %s failed", row_id)
                     result.error = type(exc).__name__
             await marks.mark(result)
+            unsent.discard(row_id)
         return 1 if result.error is None and not result.stale else 0
 
     def _record(self, results: Sequence[_Result]) -> int:

@@ -16,7 +16,13 @@ from bot.core.daily.schedule import DAILY
 from bot.core.messages import Card, Delivery, Outgoing, from_payload, until
 from bot.core.model import WORKSPACES
 from bot.db.models import DailyPromptRow, OutboxRow, WorkspaceRow
-from bot.delivery import DEFAULT_STALE_AFTER, OutboxDeliverer, RetryLater, stale_deadline
+from bot.delivery import (
+    CLAIM_FOR,
+    DEFAULT_STALE_AFTER,
+    OutboxDeliverer,
+    RetryLater,
+    stale_deadline,
+)
 from tests.conftest import START
 from tests.support import Transcript
 
@@ -229,3 +235,50 @@ def test_a_daily_post_is_worth_sending_until_its_reveal(app: App, chat: Transcri
         prompt = session.scalars(select(DailyPromptRow)).one()
         row = session.scalars(select(OutboxRow).where(OutboxRow.key.like("daily:%:post"))).one()
     assert stale_deadline(from_payload(row.payload), row.created_at) == prompt.reveal_at
+
+
+class HeldPlatform:
+    """Every send waits until ``release`` is set (a batch paced slower than its claim)."""
+
+    def __init__(self) -> None:
+        self.release = asyncio.Event()
+        self.waiting = asyncio.Event()
+        self.sent: list[str] = []
+
+    async def send(self, message: Outgoing) -> str | None:
+        self.waiting.set()
+        await self.release.wait()
+        self.sent.append(message.key or "")
+        return f"ts-{len(self.sent)}"
+
+
+def test_a_batch_slower_than_its_claim_is_not_taken_by_another_worker(
+    app: App, clock: SimulatedClock
+) -> None:
+    queue(app, [post(f"C{n}", 1) for n in range(3)])
+
+    def renewed() -> bool:
+        with app.session_factory() as session:
+            leases = session.scalars(select(OutboxRow.claimed_until)).all()
+        return all(lease is not None and lease > clock.now() for lease in leases)
+
+    async def scenario() -> tuple[int, int, list[str]]:
+        held = HeldPlatform()
+        first = OutboxDeliverer(
+            app.session_factory, app.clock, {"slack": held}, batch=7, renew_every=0.01
+        )
+        sending = asyncio.create_task(first.deliver_due())
+        await held.waiting.wait()
+        clock.advance(CLAIM_FOR * 2)  # the first claim has run out by now
+        for _ in range(500):
+            if await asyncio.to_thread(renewed):
+                break
+            await asyncio.sleep(0.01)
+        other = LimitedPlatform(FakeTime())
+        taken = await deliverer(app, other, FakeTime()).deliver_due()
+        held.release.set()
+        return taken, await sending, held.sent + [m.key or "" for _, m in other.arrivals]
+
+    taken, sent, keys = asyncio.run(scenario())
+    assert (taken, sent) == (0, 3)
+    assert sorted(keys) == ["k-C0-1", "k-C1-1", "k-C2-1"]
