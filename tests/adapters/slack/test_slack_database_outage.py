@@ -6,11 +6,9 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 import pytest
-from sqlalchemy import Engine, make_url, text
+from sqlalchemy import Engine
 
 from bot.adapters.slack import SlackAdapter
 from bot.bootstrap import bootstrap
@@ -20,28 +18,11 @@ from tests.adapters.slack.conftest import bank_of, dispatch, slack_settings
 from tests.adapters.slack.fake_slack import FakeSlack
 from tests.adapters.slack.payloads import click
 from tests.adapters.slack.test_slack_app import answers, post_daily, text_of
+from tests.support import database_down
 
 pytestmark = pytest.mark.postgres
 CLICKS = 12
 ACK_WITHIN = 3.0  # Slack's deadline for the acknowledgement
-
-
-@contextmanager
-def database_down(admin: Engine, url: str) -> Iterator[None]:
-    """No connection to the test's database is possible (those open are cut) until the
-    block ends: PostgreSQL stopped or restarting, as far as the bot can tell."""
-    name = make_url(url).database
-    with admin.connect() as conn:
-        conn.execute(text(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS false'))
-        conn.execute(
-            text("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = :n"),
-            {"n": name},
-        )
-    try:
-        yield
-    finally:
-        with admin.connect() as conn:
-            conn.execute(text(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS true'))
 
 
 async def test_while_the_database_is_down_users_are_told_to_try_again_and_it_is_logged_once(
