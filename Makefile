@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 ARGS ?=
 
-.PHONY: run test lint typecheck bench clean
+.PHONY: run test lint typecheck bench soak clean
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "studybot needs Python 3.11 or newer")'
@@ -35,6 +35,10 @@ typecheck: $(VENV)/.installed-dev
 
 bench: $(VENV)/.installed-dev
 	@for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b; done
+
+# ARGS="--days 60 --users 100 --db postgresql+psycopg://…" to soak longer or on PostgreSQL.
+soak: $(VENV)/.installed-dev
+	$(BIN)/python bench/soak.py $(ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

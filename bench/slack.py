@@ -64,7 +64,13 @@ async def main() -> None:
         for name, body_of, method in (
             ("slash_help", lambda i: slash("/help"), "chat.postEphemeral"),
             ("slash_daily", lambda i: slash("/daily", channel=f"C{i}"), "chat.postMessage"),
-            ("click_choice", lambda i: click("daily:1:B", user=f"W{i}"), "chat.postEphemeral"),
+            # Distinct users answering the first daily post, in the channel it was posted in
+            # (slash_daily's first run): each click is graded, not refused as not open.
+            (
+                "click_choice",
+                lambda i: click("daily:1:B", user=f"W{i}", channel="C0"),
+                "chat.postEphemeral",
+            ),
         ):
             acks: list[float] = []
             replies: list[float] = []
@@ -73,6 +79,9 @@ async def main() -> None:
                 acks.append(acked)
                 replies.append(replied)
             results[name] = {"ack": summary(acks), "reply": summary(replies)}
+        graded = [c for c in fake.called("chat.postEphemeral") if c.args["user"].startswith("W")]
+        refused = [c for c in graded[-RUNS:] if "no longer open" in c.args.get("text", "")]
+        assert not refused, f"{len(refused)} clicks were refused: {refused[0].args['text']}"
         app.close()
     await fake.stop()
     print(json.dumps(results))

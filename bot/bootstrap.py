@@ -143,14 +143,20 @@ class App:
 
     def close(self) -> None:
         self.runner.deliverer.cancel()
+        close_grader = getattr(self.services.grade, "close", None)
+        if callable(close_grader):  # the judge's pool (bot.core.grading.judge)
+            close_grader()
         self.engine.dispose()
 
 
 def build_grader(settings: Settings) -> Grader:
-    """The grader the settings describe (the reference backend of open questions); what
-    ``studybot run``, ``console`` and ``regrade`` grade with."""
+    """The grader the settings describe (the reference backend of open questions, and the
+    optional judge where the rules are unsure); what ``studybot run``, ``console`` and
+    ``regrade`` grade with."""
+    from bot.judge_http import judged
+
     set_reference_backend(settings.studybot_reference_backend)
-    return grading.grade
+    return judged(settings, grading.grade)
 
 
 def default_jobs() -> list[DueJob]:

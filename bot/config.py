@@ -10,8 +10,9 @@ import os
 import re
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
-from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic import Field, SecretStr, ValidationError, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from bot.core.errors import ConfigError
@@ -45,6 +46,15 @@ class Settings(BaseSettings):
     # Directories of a team's own question packs, added to the packs that ship inside the
     # package; separated like PATH (":" here, ";" on Windows).
     studybot_packs: str = ""
+    # The optional judge of open answers (docs/judge.md): an OpenAI-compatible API's base
+    # URL (e.g. http://127.0.0.1:11434/v1 for Ollama), the model, and a key if it needs one.
+    # Off when the URL is unset. It is consulted only where the rules are unsure, waits at
+    # most the timeout (the platforms want a reply within 3 s), and caches its readings.
+    studybot_judge_url: str | None = None
+    studybot_judge_model: str = Field(default="", validate_default=True)
+    studybot_judge_key: SecretStr | None = None
+    studybot_judge_timeout: float = Field(default=2.0, gt=0, le=2.5)
+    studybot_judge_cache_size: int = Field(default=2048, ge=0, le=1_000_000)
 
     slack_bot_token: SecretStr | None = None
     slack_signing_secret: SecretStr | None = None
@@ -100,11 +110,37 @@ class Settings(BaseSettings):
         "discord_application_id",
         "studybot_discord_gateway_url",
         "studybot_discord_guild_id",
+        "studybot_judge_url",
+        "studybot_judge_key",
         mode="before",
     )
     @classmethod
     def _blank_is_unset(cls, value: Any) -> Any:
         return None if isinstance(value, str) and not value.strip() else value
+
+    @field_validator("studybot_judge_url")
+    @classmethod
+    def _judge_url(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        value = value.strip()
+        parts = urlsplit(value)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError(
+                "STUDYBOT_JUDGE_URL takes the http(s) base URL of an OpenAI-compatible API, "
+                "e.g. http://127.0.0.1:11434/v1"
+            )
+        return value
+
+    @field_validator("studybot_judge_model")
+    @classmethod
+    def _judge_needs_a_model(cls, value: str, info: ValidationInfo) -> str:
+        value = value.strip()
+        if info.data.get("studybot_judge_url") is not None and not value:
+            raise ValueError(
+                "STUDYBOT_JUDGE_URL is set, so name the judge's model, e.g. qwen2.5:3b"
+            )
+        return value
 
     @property
     def database_url(self) -> str:
@@ -132,6 +168,7 @@ class Settings(BaseSettings):
             self.slack_signing_secret,
             self.slack_app_token,
             self.discord_bot_token,
+            self.studybot_judge_key,
         )
         return tuple(v.get_secret_value() for v in values if v is not None)
 

@@ -31,3 +31,9 @@ OUTBOX = Counter(
     ["platform", "result"],
     registry=REGISTRY,
 )
+JUDGE = Counter(
+    "studybot_judge_total",
+    "Open answers the rules were unsure of, by what the optional judge did (docs/judge.md)",
+    ["outcome"],
+    registry=REGISTRY,
+)

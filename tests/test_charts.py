@@ -1,5 +1,5 @@
 """Charts: PNGs drawn headless with matplotlib; the console writes them and prints the path;
-without matplotlib the bot says how to get charts and answers in text."""
+without matplotlib the bot answers in text and says once per run (per app) how to get charts."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import io
 import json
 import sys
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from datetime import date, timedelta
 from pathlib import Path
 
@@ -17,7 +18,8 @@ from bot.adapters.console.run import run_console
 from bot.bootstrap import App
 from bot.charts import MatplotlibCharts, default_chart_renderer
 from bot.core.clock import SimulatedClock
-from tests.test_quiz import chat_for, running_app
+from bot.core.context import CHARTS_MISSING, OnceNote
+from tests.test_quiz import chat_for, make_app, running_app
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
@@ -104,7 +106,55 @@ def test_without_matplotlib_the_bot_answers_in_text_and_says_how_to_get_charts(
     chat = chat_for(quiz_app)
     stats = chat.send("/stats")[0]
     assert stats.attachments == ()
-    assert "charts extra, e.g. pip install '.[charts]'" in stats.text
+    assert stats.text.count(CHARTS_MISSING) == 1
     chat.send("/team create Solo")
     board = chat.send("/leaderboard teams")[0]
-    assert board.attachments == () and "pip install '.[charts]'" in board.text
+    assert board.attachments == () and "Solo" in board.text
+    assert CHARTS_MISSING not in board.text  # said once already
+
+
+def base_install_console(
+    db_url: str, clock: SimulatedClock, charts_dir: Path, lines: bytes
+) -> list[str]:
+    """``studybot console`` as a base install runs it: matplotlib cannot be imported, so
+    bootstrap wires no chart renderer. The texts it printed, one per message."""
+    app = make_app(db_url, clock, charts_dir)
+    assert app.services.charts is None
+    out = io.StringIO()
+    try:
+        run_console(
+            app,
+            user="alice",
+            channel="general",
+            tz=None,
+            json_lines=True,
+            stdin=io.BytesIO(lines),
+            stdout=out,
+            interactive=False,
+        )
+    finally:
+        app.close()
+    return [json.loads(line)["text"] for line in out.getvalue().splitlines()]
+
+
+def test_a_base_install_says_once_per_console_run_that_charts_need_matplotlib(
+    db_url: str, clock: SimulatedClock, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    lines = b"/leaderboard\n/quiz cuda 1\nA\n/leaderboard week\n/stats\n/leaderboard all\n"
+    texts = base_install_console(db_url, clock, tmp_path / "charts", lines)
+    boards = [t for t in texts if "Leaderboard" in t or "points here" in t]
+    assert len(boards) == 3
+    assert sum(t.count(CHARTS_MISSING) for t in texts) == 1
+    assert CHARTS_MISSING in boards[0]  # the first board says it, the others do not
+    assert not list((tmp_path / "charts").glob("*.png"))
+    # a new run (a new process) says it once again
+    again = base_install_console(db_url, clock, tmp_path / "charts", b"/stats\n/leaderboard\n")
+    assert sum(t.count(CHARTS_MISSING) for t in again) == 1
+
+
+def test_two_replies_built_at_once_carry_the_note_once() -> None:
+    note = OnceNote("Charts need matplotlib")
+    with ThreadPoolExecutor(8) as pool:
+        told = list(pool.map(lambda _: note.take(), range(64)))
+    assert told.count("Charts need matplotlib") == 1 and set(told) == {"Charts need matplotlib", ""}

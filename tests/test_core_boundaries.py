@@ -23,6 +23,11 @@ FORBIDDEN = (
     "bot.delivery",
     "bot.bootstrap",
     "bot.cli",
+    # the judge is a port in the core; HTTP lives in bot.judge_http
+    "urllib.request",
+    "http.client",
+    "httpx",
+    "bot.judge_http",
 )
 
 

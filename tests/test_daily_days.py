@@ -56,7 +56,7 @@ def test_scheduled_posts_reveals_and_nudges_over_a_week(chat: Transcript, app: A
     assert "Daily question · 2026-12-03" in text
     streak = chat.say("/streak")
     assert "No streak running" in streak and "Longest: 1 day" in streak
-    assert "Nov 30 -  ■  ·  ○" in streak  # Monday had no question posted: nothing due
+    assert "Nov 30    ■  ·  ○" in streak  # Monday, before her first answer: blank
 
     # Saturday and Sunday have no post on the default schedule.
     posts_before = len(chat.posts())

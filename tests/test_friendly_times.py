@@ -46,13 +46,17 @@ def test_a_schedule_reads_everyday_words(
 
 
 def test_everyday_words_keep_the_settings_beside_them(chat: Transcript, app: App) -> None:
-    chat.say("/studybot schedule every day at 9:00 PM Europe/Berlin topics=mig reveal=2h")
+    saved = chat.say("/studybot schedule every day at 9:00 PM Europe/Berlin topics=mig reveal=2h")
+    assert "Posts at 21:00 Europe/Berlin every day." in saved  # not "on every day"
     row = schedule_row(app)
     assert (row.local_time, row.timezone, row.topics, row.reveal_delay_minutes) == (
         "21:00",
         "Europe/Berlin",
         ["mig"],
         120,
+    )
+    assert "Posts at 09:00 Europe/Berlin on weekdays." in chat.say(
+        "/studybot schedule weekdays 9am"
     )
 
 

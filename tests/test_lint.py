@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import bot.core.lint as lint
 from bot.cli.content import run_lint
@@ -485,3 +487,79 @@ def test_imported_open_questions_need_no_examples(tmp_path: Path) -> None:
         q["topic"] = "anki"
     assert "examples" not in _question(data, "open")
     assert _lint_one(tmp_path, data) == []
+
+
+def _all_pairs(texts: list[str]) -> set[tuple[int, int]]:
+    from rapidfuzz import fuzz, utils
+
+    return {
+        (i, j)
+        for i in range(len(texts))
+        for j in range(i + 1, len(texts))
+        if fuzz.token_sort_ratio(texts[i], texts[j], processor=utils.default_process)
+        >= lint.DUPLICATE_THRESHOLD
+    }
+
+
+def _edited(prompt: str, how: int) -> str:
+    words = prompt.split()
+    if how == 0:  # the words in another order
+        return " ".join(reversed(words))
+    if how == 1:  # two letters swapped in the two longest words
+        for at in sorted(range(len(words)), key=lambda k: -len(words[k]))[:2]:
+            word = words[at]
+            words[at] = word[0] + word[2] + word[1] + word[3:] if len(word) > 3 else word
+        return " ".join(words)
+    if how == 2:  # one word left out
+        return " ".join(words[:-2] + words[-1:]) if len(words) > 2 else prompt
+    return prompt + " ?"  # punctuation only
+
+
+def test_the_near_duplicate_search_finds_what_scoring_every_pair_finds() -> None:
+    from bot.core.content import PACKS_DIR, load_pack, pack_files
+
+    shipped = [q.prompt for f in pack_files(PACKS_DIR) for q in load_pack(f).questions]
+    texts = shipped + [_edited(p, k % 4) for k, p in enumerate(shipped)]
+    expected = _all_pairs(texts)
+    found = lint.near_duplicate_pairs(texts)
+    assert len(expected) >= len(shipped) * 3 // 4  # the edits are near-duplicates
+    assert {(i, j) for i, j, _ in found} == expected
+    assert all(score >= lint.DUPLICATE_THRESHOLD for _, _, score in found)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.lists(
+            st.sampled_from(["mig", "gpu", "slice", "memory", "seven", "the", "a", "mps"]),
+            min_size=1,
+            max_size=8,
+        ).map(" ".join),
+        max_size=12,
+    )
+)
+def test_near_duplicate_pairs_are_real_and_a_reordered_copy_is_always_found(
+    texts: list[str],
+) -> None:
+    everything = texts + [" ".join(reversed(t.split())) for t in texts]
+    found = {(i, j) for i, j, _ in lint.near_duplicate_pairs(everything)}
+    assert found <= _all_pairs(everything)
+    n = len(texts)
+    assert all((k, k + n) in found for k in range(n))
+
+
+def test_an_imported_pack_is_checked_against_the_bank_without_linting_the_bank_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = _write(tmp_path, _good_pack("mig"))
+    copied = _good_pack("mig-copy", prefix="mig-copy")
+    copied["questions"] = [copy.deepcopy(copied["questions"][0])]
+    copied["questions"][0]["prompt"] = "Which architecture first offered MIG?!"
+    graded: list[str] = []
+    real = lint.example_problems
+    monkeypatch.setattr(lint, "example_problems", lambda q: graded.append(q.id) or real(q))
+    from bot.core.content import load_pack
+
+    problems = lint.problems_beside(load_pack(_write(tmp_path, copied)), [load_pack(first)])
+    _assert_one_problem_naming(problems, "mig-copy-first-arch", "near-duplicate")
+    assert graded == []

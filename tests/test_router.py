@@ -56,6 +56,18 @@ def test_with_a_quiz_open_an_answer_where_a_live_round_runs_answers_the_live_rou
     assert personal_position(app) == 0  # her quiz still waits on its first question
 
 
+def test_a_plain_console_line_with_a_quiz_open_answers_the_live_round_too(app: App) -> None:
+    alice = chat(app, "alice")
+    alice.send("/quiz mig 3")
+    chat(app, "bob").send("/quiz live cuda 2")
+    reply = alice.say(right(live_question(app)))  # typed as is, no /answer
+    assert reply.startswith("Correct! +")
+    with app.session_factory() as session:
+        (attempt,) = session.scalars(select(AttemptRow))
+    assert attempt.quiz_session_id == live_row(app).id
+    assert personal_position(app) == 0
+
+
 def test_elsewhere_the_same_answer_goes_to_the_personal_quiz(app: App) -> None:
     alice = chat(app, "alice")
     alice.send("/quiz mig 3")

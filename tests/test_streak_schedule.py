@@ -52,7 +52,7 @@ def test_a_weekday_team_keeps_its_streak_over_the_weekend(chat: Transcript, app:
     assert not [m for m in weekend if m.delivery is Delivery.DM], "no nudge on a day off"
     streak = chat.say("/streak")
     assert "4-day streak" in streak and "No streak running" not in streak
-    assert "Nov 30 -  ■  ■  ■  ■  -  ○" in streak  # Monday before the first post, Saturday
+    assert "Nov 30    ■  ■  ■  ■  -  ○" in streak  # Monday before the first answer, Saturday
     assert "Nothing is due today" in streak
     chat.send("/advance 1d")  # Monday 7 Dec
     assert "5-day streak" in answer_today(chat, app)

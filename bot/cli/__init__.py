@@ -26,6 +26,7 @@ COMMANDS: dict[str, str] = {
     "content": "check, import and export question packs",
     "grade": "grade an answer against a question of a pack",
     "regrade": "re-grade stored attempts after a content or grader change",
+    "data": "delete a workspace's data",
     "discord": "Discord: sync slash commands, invite URL",
     "slack": "Slack app set-up",
 }

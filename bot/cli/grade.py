@@ -6,11 +6,14 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from bot.core.content import Pack, find_question, load_pack
-from bot.core.errors import ContentError, UserError
-from bot.core.grading import grade
+from bot.core.errors import ConfigError, ContentError, UserError
+from bot.core.grading import grade as rules_grade
+
+if TYPE_CHECKING:
+    from bot.core.context import Grader
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -30,19 +33,31 @@ def _fail(message: str) -> int:
     return 2
 
 
+def _grader() -> Grader:
+    """The rules, with the judge where they are unsure when STUDYBOT_JUDGE_URL is set."""
+    from bot.config import load_settings
+    from bot.judge_http import judged
+
+    return judged(load_settings(), rules_grade)
+
+
 def run_grade(args: argparse.Namespace) -> int:
     try:
         pack = load_pack(args.pack)
     except ContentError as exc:
         return _fail(f"cannot load pack {args.pack}: {exc.problems[0]}")
+    try:
+        grade = _grader()
+    except ConfigError as exc:
+        return _fail(str(exc))
     if args.jsonl is not None:
         if args.answer or args.question_id:
             return _fail("--jsonl takes no --id and no answer")
         if args.jsonl == "-":
-            return grade_lines(pack, sys.stdin, sys.stdout)
+            return grade_lines(pack, sys.stdin, sys.stdout, grade)
         try:
             with open(args.jsonl, encoding="utf-8", errors="replace") as stream:
-                return grade_lines(pack, stream, sys.stdout)
+                return grade_lines(pack, stream, sys.stdout, grade)
         except OSError as exc:
             return _fail(f"cannot read {args.jsonl}: {exc.strerror}")
     if not args.question_id:
@@ -62,8 +77,9 @@ def run_grade(args: argparse.Namespace) -> int:
     return 0
 
 
-def grade_lines(pack: Pack, stream: TextIO, out: TextIO) -> int:
-    """Grade one JSON object per line; a bad line gets an ``error`` field, not a crash."""
+def grade_lines(pack: Pack, stream: TextIO, out: TextIO, grade: Grader = rules_grade) -> int:
+    """Grade one JSON object per line with ``grade``; a bad line gets an ``error`` field,
+    not a crash."""
     by_id = {q.id: q for q in pack.questions}
     for line in stream:
         if not line.strip():

@@ -28,7 +28,7 @@ from bot.core.context import Grader
 from bot.core.display import displayed, seed_of
 from bot.core.disputes import ACCEPTED
 from bot.core.errors import ConfigError, ContentError, UserError
-from bot.core.grading import GRADER_VERSION
+from bot.core.grading import GRADER_VERSION, rules_version
 from bot.db import migrate
 from bot.db.engine import check_connection, make_engine, make_session_factory, sqlite_path
 from bot.db.models import AttemptGradeRow, AttemptRow, DisputeRow
@@ -189,7 +189,8 @@ def regrade_attempts(
                 if question is None:
                     report.missing_question += 1
                     continue
-                stale = row.grader_version != GRADER_VERSION or (
+                # "1.1+judge-1": the rules' version decides; the judge's readings are cached
+                stale = rules_version(row.grader_version) != GRADER_VERSION or (
                     row.content_hash != question.content_hash
                 )
                 if not (stale or everything):
@@ -210,11 +211,13 @@ def regrade_attempts(
                 if dry_run:
                     continue
                 row.score, row.verdict = result.score, result.verdict.value
-                row.grader_version, row.content_hash = GRADER_VERSION, question.content_hash
+                row.grader_version, row.content_hash = result.grader, question.content_hash
+                row.grader_model = result.model
                 session.add(
                     AttemptGradeRow(
                         attempt_id=row.id,
-                        grader_version=GRADER_VERSION,
+                        grader_version=result.grader,
+                        grader_model=result.model,
                         content_hash=question.content_hash,
                         score=result.score,
                         verdict=result.verdict.value,

@@ -25,7 +25,7 @@ from bot.content_io.opentdb import read_opentdb
 from bot.content_io.red import read_red
 from bot.core.content import PACKS_DIR, TOPICS, Pack, load_pack, pack_files, parse_pack
 from bot.core.errors import ContentError, UserError
-from bot.core.lint import lint_paths
+from bot.core.lint import lint_paths, problems_beside
 
 READERS: dict[str, Callable[[Path], Imported]] = {
     "red": read_red,
@@ -134,12 +134,23 @@ def _lint(text: str, target: Path, packs_dir: Path | None) -> list[str]:
         candidate = Path(tmp) / (target.stem + ".yaml")
         candidate.write_text(text, encoding="utf-8")
         problems, _count = lint_paths([candidate])
-        if packs_dir is not None and packs_dir.is_dir():
-            others = [p for p in pack_files(packs_dir) if p.resolve() != target.resolve()]
-            if others:
-                together, _count = lint_paths([*others, candidate])
-                problems += [p for p in together if str(candidate) in p]
+        new = _loaded(candidate)
+        if new is not None and packs_dir is not None and packs_dir.is_dir():
+            others = [
+                pack
+                for path in pack_files(packs_dir)
+                if path.resolve() != target.resolve() and (pack := _loaded(path)) is not None
+            ]
+            problems += problems_beside(new, others)
         return [p.replace(str(candidate), str(target)) for p in problems]
+
+
+def _loaded(path: Path) -> Pack | None:
+    """The pack at ``path``, or None when it does not load (its problems are its own lint's)."""
+    try:
+        return load_pack(path)
+    except ContentError:
+        return None
 
 
 def bank_clashes(pack: Pack, target: Path, bank: Sequence[Path]) -> list[str]:
@@ -150,10 +161,9 @@ def bank_clashes(pack: Pack, target: Path, bank: Sequence[Path]) -> list[str]:
     for path in bank:
         if path.resolve() == target.resolve():
             continue
-        try:
-            other = load_pack(path)
-        except ContentError:
-            continue  # its own problems are the lint's business
+        other = _loaded(path)
+        if other is None:
+            continue
         if other.pack == pack.pack:
             problems.append(f"{target}: pack id {pack.pack!r} is also used by {path}")
         problems.extend(

@@ -13,7 +13,9 @@ rules live here and only here (docs/architecture.md, "What an answer does"):
 - Board activity (a row on the leaderboards, an "active member" of a team) only for an
   answer that earned points.
 - Quiz, live and mock answers move the question's review card (spaced repetition); daily
-  answers do not.
+  answers do not. The answer that makes a card a leech (``srs.LEECH_LAPSES`` days failed)
+  suspends it and tells the user once: a quiz in its grade reply
+  (``RecordedAnswer.new_leech``), a live or mock answer by DM.
 - Every grade reply that is not correct carries a Dispute button for its attempt
   (:func:`dispute_button`; what a dispute does: ``bot.core.disputes``).
 """
@@ -24,13 +26,14 @@ from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 
-from bot.core import leaderboard, srs
+from bot.core import goal, leaderboard, srs
 from bot.core.content import Question
 from bot.core.context import Context
 from bot.core.errors import UserError
 from bot.core.grading import Grade, Verdict
-from bot.core.messages import Button
+from bot.core.messages import OUTBOX, Button, Card, Delivery, Outgoing
 from bot.core.model import ATTEMPTS, Attempt
+from bot.core.reviews import leech_notice
 from bot.core.srs import REVIEWS
 from bot.core.streaks import StreakUpdate, record_activity, streak_note
 
@@ -74,6 +77,7 @@ class RecordedAnswer:
     attempt: Attempt
     streak: StreakUpdate
     card: srs.ReviewCard | None = None
+    new_leech: bool = False  # this answer made the card a leech (suspended; tell the user once)
 
     @property
     def streak_note(self) -> str:
@@ -136,6 +140,7 @@ def record_answer(
             verdict=result.verdict.value,
             feedback=result.feedback,
             grader_version=result.grader,
+            grader_model=result.model,
             content_hash=question.content_hash,
             answered_at=now,
             daily_prompt_id=to.daily_prompt_id,
@@ -146,14 +151,39 @@ def record_answer(
     )
     if attempt.points > 0:
         leaderboard.record(ctx.uow, ctx.workspace, ctx.user.id, attempt.points, now)
-    card = _review(ctx, question, result, to.asked_at, now) if to.kind in REVIEWED else None
-    return RecordedAnswer(attempt, record_activity(ctx.uow, ctx.user, now), card)
+    card, new_leech = None, False
+    if to.kind in REVIEWED:
+        before = ctx.uow[REVIEWS].get(ctx.user, question.id)
+        card = _review(ctx, before, question, result, to.asked_at, now)
+        new_leech = srs.became_leech(before, card)
+        if new_leech and to.kind is not AnswerKind.QUIZ:
+            # a quiz shows the notice in its grade reply; live and mock replies are not
+            # the place for it, so it goes by DM (once: the outbox key is the lapse)
+            ctx.uow[OUTBOX].add(
+                ctx.workspace,
+                ctx.workspace.platform,
+                Outgoing(
+                    Delivery.DM,
+                    ctx.user.external_id,
+                    Card(
+                        title="A question you keep missing", blocks=(leech_notice(question, card),)
+                    ),
+                    key=f"leech:{ctx.user.id}:{question.id}:{card.lapses}",
+                ),
+                f"leech:{ctx.user.id}:{question.id}:{card.lapses}",
+                now,
+            )
+    return RecordedAnswer(attempt, record_activity(ctx.uow, ctx.user, now), card, new_leech)
 
 
 def _review(
-    ctx: Context, question: Question, result: Grade, asked_at: datetime | None, now: datetime
+    ctx: Context,
+    card: srs.ReviewCard | None,
+    question: Question,
+    result: Grade,
+    asked_at: datetime | None,
+    now: datetime,
 ) -> srs.ReviewCard:
-    card = ctx.uow[REVIEWS].get(ctx.user, question.id)
     seconds = (now - asked_at).total_seconds() if asked_at else None
     rating = srs.rating_for(
         result.verdict.value,
@@ -161,7 +191,14 @@ def _review(
         seen_before=card is not None,
     )
     new_card = srs.review(
-        card, user=ctx.user, question_id=question.id, rating=rating, now=now, zone=ctx.user_zone
+        card,
+        user=ctx.user,
+        question_id=question.id,
+        rating=rating,
+        now=now,
+        zone=ctx.user_zone,
+        retention=goal.retention_for(ctx),
+        missed=result.missed,
     )
     ctx.uow[REVIEWS].save(new_card)
     return new_card

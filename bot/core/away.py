@@ -28,6 +28,7 @@ from bot.core.messages import Outgoing, say
 from bot.core.model import User
 from bot.core.numbers import whole_number
 from bot.core.ports import Port, UnitOfWork
+from bot.core.reviews import plan_summary, review_plan
 
 MAX_DAYS: Final = 90
 MAX_AHEAD: Final = timedelta(days=365)
@@ -170,6 +171,11 @@ def describe(period: AwayPeriod) -> str:
     return f"{describe_day(period.first)} to {describe_day(period.last)}, {days}"
 
 
+def is_away(uow: UnitOfWork, user: User, day: date) -> bool:
+    """True when local date ``day`` falls in one of ``user``'s periods of time away."""
+    return bool(uow[AWAY].ranges(user, day, day))
+
+
 def away_note(uow: UnitOfWork, user: User, today: date) -> str:
     """One line for /streak and the App Home: away now, or the next period; "" if none."""
     periods = uow[AWAY].periods(user, today)
@@ -230,7 +236,9 @@ def _back(ctx: Context, today: date) -> str:
         ctx.uow[AWAY].delete(ctx.user, period.id)
     else:
         ctx.uow[AWAY].set_last(ctx.user, period.id, today - timedelta(days=1))
-    return "Welcome back! Today counts for your streak again."
+    plan = review_plan(ctx, ctx.user, ctx.user_zone)
+    reviews = f" Reviews: {plan_summary(plan)}." if plan.due else ""
+    return "Welcome back! Today counts for your streak again." + reviews
 
 
 def _cancel(ctx: Context, words: Sequence[str]) -> str:
@@ -249,5 +257,27 @@ def _add(ctx: Context, args: str, today: date) -> str:
     return (
         f"Time away #{period.id}: {describe(period)}. Your streak pauses on those days "
         "(no freeze is spent) and you get no reminders. /away off ends it early; "
-        f"/away cancel {period.id} removes it."
+        f"/away cancel {period.id} removes it.{_mocks_during(ctx, period)}"
+    )
+
+
+def _mocks_during(ctx: Context, period: AwayPeriod) -> str:
+    """A note on the user's upcoming mocks that start during ``period``: they stay as they
+    are (the other person is told nothing), only their reminders to this user are muted."""
+    from bot.core.mock.model import MOCKS, UPCOMING
+
+    upcoming = ctx.uow[MOCKS].for_user(ctx.workspace, ctx.user, UPCOMING)
+    during = [
+        m.id
+        for m in upcoming
+        if period.first <= m.starts_at.astimezone(ctx.user_zone).date() <= period.last
+    ]
+    if not during:
+        return ""
+    names = ", ".join(f"#{i}" for i in during)
+    first = during[0]
+    what = f"Mock {names} falls" if len(during) == 1 else f"Mocks {names} fall"
+    return (
+        f" {what} in that time: it stays booked, without reminders to you "
+        f"(/mock reschedule {first} WHEN or /mock cancel {first} if you will not be there)."
     )

@@ -13,6 +13,7 @@ from bot.core.daily.posting import show_daily
 from bot.core.daily.studybot import studybot_command
 from bot.core.disputes import dispute_action, dispute_command, review_action
 from bot.core.errors import UserError
+from bot.core.goal import goal_command
 from bot.core.messages import Card, Delivery, Outgoing, say
 from bot.core.mock.commands import mock_action, mock_command
 from bot.core.model import USERS
@@ -103,7 +104,10 @@ _SPECS = [
         quiz_command,
     ),
     CommandSpec(
-        "review", "/review [TOPIC] [N]", "review the questions that are due", review_command
+        "review",
+        "/review [TOPIC] [N] | limit [N] | leeches | suspend [ID] | unsuspend ID | bury [ID]",
+        "review what is due, within your daily limit; leeches, suspend or bury a card",
+        review_command,
     ),
     CommandSpec(
         "streak",
@@ -147,12 +151,19 @@ _SPECS = [
         "time away: your streak pauses (no freeze spent) and reminders stop",
         away_command,
     ),
+    CommandSpec(
+        "goal",
+        "/goal DATE [loop|technical|product|behavioral] | off",
+        "an interview date: reviews tighten as it nears, /stats shows the days left",
+        goal_command,
+    ),
     CommandSpec("tz", "/tz ZONE", "set your time zone (IANA name, e.g. Europe/Berlin)", _tz),
     CommandSpec(
         "studybot",
         "/studybot schedule [TIME] [ZONE] [DAYS] [topics=A,B] | schedule show|pause|resume|skip "
-        "| disputes",
-        "the channel's daily schedule and the dispute queue (admins); /studybot nudges on|off",
+        "| disputes | live",
+        "the channel's daily schedule, live-round timing, disputes (admins); "
+        "/studybot nudges on|off",
         studybot_command,
     ),
     CommandSpec("as", "/as NAME", "act as another user (console only)", console_only=True),

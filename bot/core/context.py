@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta, tzinfo
 from zoneinfo import ZoneInfo
 
@@ -22,6 +23,31 @@ otherwise. Raises UserError for an empty answer; a reply that is no answer at al
 back with ``answered=False``."""
 
 
+CHARTS_MISSING = (
+    "Charts need matplotlib: install studybot with its charts extra, "
+    "e.g. pip install '.[charts]' in a clone."
+)
+
+
+class OnceNote:
+    """A note worth saying once: :meth:`take` gives its text the first time, then ``""``.
+
+    Thread-safe: the core runs in worker threads, and of two replies built at once only one
+    carries the note."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._told = False
+        self._lock = threading.Lock()
+
+    def take(self) -> str:
+        with self._lock:
+            if self._told:
+                return ""
+            self._told = True
+            return self.text
+
+
 @dataclass(frozen=True, slots=True)
 class Services:
     """Everything long-lived that use cases share; built once by ``bootstrap``."""
@@ -32,6 +58,9 @@ class Services:
     admin_ids: frozenset[str] = frozenset()  # platform user ids with admin rights
     grace: timedelta = timedelta(hours=1)  # due work missed by more than this is skipped
     grade: Grader = grading.grade  # every answer path grades through this
+    # Said with the first chart-less reply of the app (one app a process: `studybot run`, a
+    # console run), not with every /leaderboard and /stats.
+    charts_note: OnceNote = field(default_factory=lambda: OnceNote(CHARTS_MISSING))
 
 
 @dataclass(slots=True)

@@ -17,13 +17,15 @@ from collections.abc import Callable
 
 from bot.core.away import away_note
 from bot.core.context import Context
+from bot.core.goal import goal_fields
 from bot.core.leaderboard import LEADERBOARD, period_of, ranked_teams
 from bot.core.messages import Card, Delivery, Field, Outgoing
 from bot.core.mock.common import zone_of
 from bot.core.mock.model import MOCKS, PROPOSED, UPCOMING, Mock
 from bot.core.mock.times import show
 from bot.core.model import USERS
-from bot.core.srs import REVIEWS, describe_due
+from bot.core.reviews import review_plan
+from bot.core.srs import REVIEWS, describe_due, next_review_at
 from bot.core.stats import STATS
 from bot.core.streaks import current_streak
 from bot.core.teams import TEAMS
@@ -70,10 +72,11 @@ def streak_section(ctx: Context) -> list[Field]:
 
 def reviews_section(ctx: Context) -> list[Field]:
     """Spaced-repetition cards due now; when none is, when the next one falls due."""
-    due = ctx.uow[REVIEWS].count_due(ctx.workspace, ctx.user, ctx.now)
-    if due:
-        return [Field("Reviews due", f"{due} now: type /review")]
-    following = ctx.uow[REVIEWS].next_due_at(ctx.workspace, ctx.user)
+    cards = ctx.uow[REVIEWS].for_user(ctx.workspace, ctx.user)
+    plan = review_plan(ctx, ctx.user, ctx.user_zone, cards=cards)
+    if plan.due:
+        return [Field("Reviews due", f"{plan.due} now: type /review")]
+    following = next_review_at(plan, cards, ctx.now, ctx.user_zone)
     if following is None:
         return []
     when = describe_due(following, ctx.now, ctx.user_zone)
@@ -144,6 +147,7 @@ SECTIONS: list[Section] = [
     streak_section,
     reviews_section,
     mock_section,
+    goal_fields,
     rank_section,
 ]
 

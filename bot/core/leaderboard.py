@@ -291,13 +291,12 @@ def _chart(
     values: list[float],
     filename: str,
     highlight: int | None = None,
+    tell: bool = True,
 ) -> tuple[tuple[Attachment, ...], str | None]:
-    """A bar chart attachment, or a note saying why there is none."""
+    """A bar chart attachment, or why there is none: the note that charts need matplotlib,
+    once per app (``Services.charts_note``), and only to a caller that ``tell``s it."""
     if services.charts is None:
-        return (), (
-            "Charts need matplotlib: install studybot with its charts extra, "
-            "e.g. pip install '.[charts]' in a clone."
-        )
+        return (), (services.charts_note.take() or None) if tell else None
     if not labels:
         return (), None
     png = services.charts.bar_chart(title, labels, values, highlight)
@@ -417,6 +416,7 @@ def post_recap(
         [r.name for r in rows],
         [float(r.points) for r in rows],
         f"recap-{week}.png",
+        tell=False,  # a channel post is no place for installation advice
     )
     queued = 0
     for channel in uow[LEADERBOARD].scheduled_channels(workspace):

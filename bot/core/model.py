@@ -39,6 +39,7 @@ class Channel:
     workspace_id: int
     external_id: str
     name: str
+    live_seconds: int | None = None  # a live question's countdown here; None: the default
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +74,7 @@ class Attempt:
     scored: bool = False
     points: int = 0
     id: int | None = None
+    grader_model: str = ""  # the judge's model when a judge took part in the grade
 
 
 class WorkspaceRepository(Protocol):
@@ -102,6 +104,10 @@ class ChannelRepository(Protocol):
     def ensure(self, workspace: Workspace, external_id: str, name: str = "") -> Channel: ...
 
     def get(self, workspace: Workspace, channel_id: int) -> Channel | None: ...
+
+    def set_live_seconds(self, channel: Channel, seconds: int | None) -> Channel:
+        """Set how long a live-round question stays open in ``channel`` (None: the default)."""
+        ...
 
 
 class AttemptRepository(Protocol):

@@ -4,16 +4,15 @@ calendar heatmap of the days with answers."""
 from __future__ import annotations
 
 import re
-from collections import defaultdict
 from datetime import date, timedelta, tzinfo
-from typing import Protocol
 
-from bot.core import srs, streaks
+from bot.core import goal, srs, streaks
 from bot.core.context import Context
 from bot.core.errors import NotFound, UserError
+from bot.core.mastery import STATS, StatsRepository, scores_of
 from bot.core.messages import Attachment, Card, Delivery, Field, Outgoing
-from bot.core.model import USERS, User, Workspace
-from bot.core.ports import Port
+from bot.core.model import USERS, User
+from bot.core.reviews import plan_summary, review_plan
 from bot.core.srs import REVIEWS
 from bot.core.streaks import STREAKS
 from bot.core.timezones import zone
@@ -23,33 +22,12 @@ WEAKEST = 3
 MIN_ANSWERS_FOR_WEAK = 2
 _SAFE = re.compile(r"[^A-Za-z0-9_-]")
 _MENTION = re.compile(r"^<@!?([A-Za-z0-9._-]+)(?:\|[^>]*)?>$")
-
-
-class StatsRepository(Protocol):
-    def answers_by_question(
-        self, workspace: Workspace, user: User
-    ) -> list[tuple[str, int, float, int]]:
-        """Per question the user answered: (question id, answers, sum of scores, correct)."""
-        ...
-
-
-STATS = Port[StatsRepository]("stats")
+__all__ = ["STATS", "StatsRepository"]  # their home is bot.core.mastery
 
 
 def topic_scores(ctx: Context, user: User) -> dict[str, tuple[float, int, int]]:
     """Per topic: (mean score, answers, correct answers) of ``user``."""
-    totals: dict[str, list[float]] = defaultdict(lambda: [0.0, 0, 0])
-    for question_id, count, score_sum, correct in ctx.uow[STATS].answers_by_question(
-        ctx.workspace, user
-    ):
-        question = ctx.bank.get(question_id)
-        if question is None:
-            continue
-        t = totals[question.topic]
-        t[0] += score_sum
-        t[1] += count
-        t[2] += correct
-    return {topic: (t[0] / t[1], int(t[1]), int(t[2])) for topic, t in totals.items() if t[1]}
+    return scores_of(ctx.uow, ctx.bank, ctx.workspace, user)
 
 
 def target_user(ctx: Context, args: str) -> User:
@@ -119,20 +97,31 @@ def stats_command(ctx: Context, args: str) -> list[Outgoing]:
             f"{streak.current} day{'s' * (streak.current != 1)} (longest {streak.longest})",
         )
     )
-    due = ctx.uow[REVIEWS].count_due(ctx.workspace, user, ctx.now)
     cards = ctx.uow[REVIEWS].for_user(ctx.workspace, user)
-    upcoming = min((c.due_at for c in cards if c.due_at > ctx.now), default=None)
-    reviews = f"{due} due now"
-    if upcoming is not None:
-        reviews += f" · next {srs.describe_due(upcoming, ctx.now, srs_zone(ctx, user))}"
+    user_zone = srs_zone(ctx, user)
+    plan = review_plan(ctx, user, user_zone, cards=cards)
+    reviews = plan_summary(plan)
+    upcoming = srs.next_review_at(plan, cards, ctx.now, user_zone)
+    if upcoming is not None and upcoming > ctx.now:
+        reviews += f" · next {srs.describe_due(upcoming, ctx.now, user_zone)}"
     fields.append(Field("Reviews", reviews))
+    leeches = sorted(c.question_id for c in plan.suspended if c.leech)
+    if leeches:
+        shown = ", ".join(leeches[:5]) + (
+            f" and {len(leeches) - 5} more" if len(leeches) > 5 else ""
+        )
+        fields.append(Field("Leeches", f"{len(leeches)} suspended: {shown} (/review leeches)"))
+    if user.id == ctx.user.id:
+        fields.extend(goal.goal_fields(ctx))
+        suggestion = goal.mock_suggestion(ctx)
+        if suggestion:
+            blocks.append(suggestion)
     attachments: tuple[Attachment, ...] = ()
     counts, start, end = activity(ctx, user)
     if ctx.services.charts is None:
-        blocks.append(
-            "Charts need matplotlib: install studybot with its charts extra, "
-            "e.g. pip install '.[charts]' in a clone."
-        )
+        note = ctx.services.charts_note.take()
+        if note:
+            blocks.append(note)
     else:
         png = ctx.services.charts.calendar_heatmap(
             f"{user.display}: answers per day", counts, start, end

@@ -20,7 +20,16 @@ Rules
   still lengthens the streak.
 - The day of an activity is its local date in the user's zone at that moment (their own
   zone, else the workspace's). The streak calendar never runs backwards: after a zone
-  change westwards, an activity on a date already counted counts nothing more.
+  change westwards, an activity on a date already counted counts nothing more, and it is
+  recorded on the last counted day (never on an earlier date the streak did not count).
+- ``/streak`` and its calendar agree after any ``/tz``: the calendar shows the recorded
+  days and runs to the later of today (the current zone) and the last counted day, so a
+  day counted in a zone ahead of the current one is still shown; dates that a zone change
+  eastwards jumped over (it was never that date for the user's answers) are recorded as
+  skipped and shown ``-``, never as missed. The answered days since the streak began are
+  exactly its count.
+- The calendar starts on the user's first day: the days before their first answer are
+  blank, never missed.
 - Missed days are judged in both the zone of the last activity and the current one, and
   the smaller count wins, so flying east over the date line never creates a missed day.
   Together: activities less than 23 hours apart never break a streak, whatever the zones,
@@ -36,7 +45,7 @@ Rules
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Final, Protocol
@@ -137,6 +146,11 @@ class StreakRepository(Protocol):
 
     def days(self, user: User, first: date, last: date) -> dict[date, DayMark]: ...
 
+    def first_day(self, user: User) -> date | None:
+        """The earliest date on the user's calendar (answered, frozen or skipped); None
+        before their first answer."""
+        ...
+
     def zone_of(self, user: User) -> str:
         """The user's zone, else their workspace's."""
         ...
@@ -216,7 +230,9 @@ def apply_activity(
     state, frozen = settle(state, when, zone_name, due)
     day = local_day(when, zone_name)
     if state.last_day is not None and day <= state.last_day and state.current > 0:
-        return replace(state, last_zone=zone_name), day, False, False, frozen
+        # Counted already (or, after a move westwards, an earlier date): it goes on the last
+        # counted day, so the calendar never shows a day the streak did not count.
+        return replace(state, last_zone=zone_name), state.last_day, False, False, frozen
     current = 1 if state.current == 0 or state.last_day is None else state.current + 1
     earned = current % FREEZE_EVERY == 0 and state.freezes < MAX_FREEZES
     new = replace(
@@ -227,7 +243,21 @@ def apply_activity(
         last_day=day if state.last_day is None else max(day, state.last_day),
         last_zone=zone_name,
     )
-    return new, day, True, earned, frozen
+    assert new.last_day is not None
+    return new, new.last_day, True, earned, frozen
+
+
+def jumped_dates(before: StreakState, after: StreakState, when: datetime) -> list[date]:
+    """The local dates a zone change eastwards jumped over on the way from ``before``'s last
+    counted day to the one ``after`` counted at ``when``: it was never that date where the
+    user answered (in their earlier zone it was still the day before). Shown as skipped."""
+    if before.last_day is None or before.current == 0 or after.current != before.current + 1:
+        return []
+    if after.last_day is None:
+        return []
+    in_old_zone = local_day(when, before.last_zone or after.last_zone or "UTC")
+    first = max(before.last_day + timedelta(days=1), in_old_zone)
+    return [first + timedelta(days=i) for i in range((after.last_day - first).days)]
 
 
 def nudge_instant(day: date, zone_name: str) -> datetime:
@@ -279,6 +309,8 @@ def record_activity(uow: UnitOfWork, user: User, when: datetime) -> StreakUpdate
     new, day, counted, earned, frozen = apply_activity(state, when, zone_name, due)
     for frozen_day in frozen:
         uow[STREAKS].add_day(user, frozen_day, answers=0, frozen=True)
+    for skipped in jumped_dates(state, new, when):
+        uow[STREAKS].add_day(user, skipped, answers=0)
     uow[STREAKS].add_day(user, day)
     assert new.last_day is not None
     new = replace(new, nudge_at=nudge_instant(new.last_day + timedelta(days=1), zone_name))
@@ -302,9 +334,16 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
-def calendar_lines(marks: dict[date, DayMark], today: date, due: DueDays = EVERY_DAY) -> list[str]:
+def calendar_lines(
+    marks: dict[date, DayMark],
+    today: date,
+    due: DueDays = EVERY_DAY,
+    since: date | None = None,
+) -> list[str]:
     """The last four weeks, Monday first, one row a week: ■ answered, ❄ frozen, · missed,
-    - nothing due (off the schedule, or away), ○ today (not answered yet)."""
+    - nothing due (off the schedule, away, or jumped over by a zone change), ○ today (not
+    answered yet). Days before ``since`` (the user's first day) are blank: nothing was
+    missed before they started."""
     first = today - timedelta(days=today.weekday() + 7 * (CALENDAR_WEEKS - 1))
     lines = ["       Mo Tu We Th Fr Sa Su"]
     for week in range(CALENDAR_WEEKS):
@@ -313,12 +352,14 @@ def calendar_lines(marks: dict[date, DayMark], today: date, due: DueDays = EVERY
         for offset in range(7):
             day = monday + timedelta(days=offset)
             mark = marks.get(day)
-            if day > today:
+            if day > today or (since is not None and day < since):
                 cells.append("  ")
             elif mark is not None and mark.answers > 0:
                 cells.append(MARK_ACTIVE + " ")
             elif mark is not None and mark.frozen:
                 cells.append(MARK_FROZEN + " ")
+            elif mark is not None:  # a date a zone change jumped over
+                cells.append(MARK_OFF + " ")
             elif day == today:
                 cells.append(MARK_TODAY + " ")
             elif not due.due(day):
@@ -333,12 +374,21 @@ def calendar_lines(marks: dict[date, DayMark], today: date, due: DueDays = EVERY
     return lines
 
 
+def calendar_today(state: StreakState, now: datetime, zone_name: str) -> date:
+    """The calendar's last day: today in ``zone_name``, or the last counted day when that is
+    later (it was counted in a zone ahead of this one), so the calendar shows every day the
+    streak counts."""
+    today = local_day(now, zone_name)
+    return max(today, state.last_day) if state.last_day is not None else today
+
+
 def streak_card(
     state: StreakState,
     marks: dict[date, DayMark],
     today: date,
     due: DueDays = EVERY_DAY,
     away_note: str = "",
+    since: date | None = None,
 ) -> Card:
     if state.current == 0:
         status = "Answer a question today to start one."
@@ -357,7 +407,7 @@ def streak_card(
             f"Longest: {_plural(state.longest, 'day')} · ❄ {freezes} held "
             f"(one earned every {FREEZE_EVERY} days in a row, at most {MAX_FREEZES}).",
             status,
-            "```\n" + "\n".join(calendar_lines(marks, today, due)) + "\n```",
+            "```\n" + "\n".join(calendar_lines(marks, today, due, since)) + "\n```",
         ),
     )
 
@@ -370,20 +420,33 @@ def show_streak(ctx: Context, args: str) -> list[Outgoing]:
         raise UserError("/streak takes no arguments: it shows your own streak.")
     from bot.core.away import away_note
 
-    state = current_streak(ctx.uow, ctx.user, ctx.now)
-    zone_name = ctx.uow[STREAKS].zone_of(ctx.user)
-    today = local_day(ctx.now, zone_name)
-    first = today - timedelta(days=today.weekday() + 7 * (CALENDAR_WEEKS - 1))
-    marks = ctx.uow[STREAKS].days(ctx.user, first, today)
-    due = due_days(ctx.uow, ctx.user, first, today, zone_name)
     return [
         Outgoing(
             Delivery.PRIVATE,
             ctx.user.external_id,
-            streak_card(state, marks, today, due, away_note(ctx.uow, ctx.user, today)),
+            streak_view(ctx.uow, ctx.user, ctx.now, away_note),
             channel=ctx.channel.external_id,
         )
     ]
+
+
+def streak_view(
+    uow: UnitOfWork,
+    user: User,
+    now: datetime,
+    note: Callable[[UnitOfWork, User, date], str] | None = None,
+) -> Card:
+    """The ``/streak`` card as of ``now``: the settled streak and the calendar that agrees
+    with it (see the module doc); ``note`` gives the time-away line for the day shown."""
+    state = current_streak(uow, user, now)
+    zone_name = uow[STREAKS].zone_of(user)
+    today = calendar_today(state, now, zone_name)
+    first = today - timedelta(days=today.weekday() + 7 * (CALENDAR_WEEKS - 1))
+    marks = uow[STREAKS].days(user, first, today)
+    due = due_days(uow, user, first, today, zone_name)
+    since = uow[STREAKS].first_day(user) or today
+    away = note(uow, user, today) if note else ""
+    return streak_card(state, marks, today, due, away, since)
 
 
 def nudge_card(state: StreakState, has_daily: bool = True) -> Card:

@@ -31,6 +31,7 @@ from bot.core.daily.schedule import (
     prompt_of_post,
 )
 from bot.core.errors import ConfigError
+from bot.core.goal import Goal
 from bot.core.messages import Outgoing, to_payload
 from bot.core.model import Channel, DailyPrompt, User, Workspace
 from bot.core.streaks import DayMark, NudgeTarget, StreakState
@@ -42,6 +43,7 @@ from bot.db.models import (
     ChannelRow,
     ChannelScheduleRow,
     DailyPromptRow,
+    InterviewGoalRow,
     OutboxRow,
     StreakRow,
     UserRow,
@@ -518,6 +520,14 @@ class SqlStreaks(_Repo):
         )
         return {r.local_date: DayMark(r.answers, r.frozen) for r in rows}
 
+    def first_day(self, user: User) -> date | None:
+        return self.session.scalar(
+            select(func.min(ActivityDayRow.local_date)).where(
+                ActivityDayRow.user_id == user.id,
+                ActivityDayRow.workspace_id == user.workspace_id,
+            )
+        )
+
     def zone_of(self, user: User) -> str:
         if user.timezone:
             return user.timezone
@@ -650,3 +660,63 @@ class SqlAway(_Repo):
             return False
         self.session.delete(row)
         return True
+
+
+# -- interview goals ------------------------------------------------------------------------
+
+
+def _goal(row: InterviewGoalRow) -> Goal:
+    return Goal(row.user_id, row.day, row.format, row.mock_suggested_at)
+
+
+class SqlGoals(_Repo):
+    """Interview dates (``bot.core.goal``), one per user, scoped by the user's workspace."""
+
+    def _row(self, user: User) -> InterviewGoalRow | None:
+        return self.session.scalars(
+            select(InterviewGoalRow).where(
+                InterviewGoalRow.user_id == user.id,
+                InterviewGoalRow.workspace_id == user.workspace_id,
+            )
+        ).one_or_none()
+
+    def get(self, user: User) -> Goal | None:
+        row = self._row(user)
+        return None if row is None else _goal(row)
+
+    def set(self, user: User, day: date, fmt: str, now: datetime) -> Goal:
+        values = {
+            "user_id": user.id,
+            "workspace_id": user.workspace_id,
+            "day": day,
+            "format": fmt,
+            "created_at": now,
+            "mock_suggested_at": None,
+        }
+        if insert_row(self.session, InterviewGoalRow, values) is None:
+            self.session.execute(
+                update(InterviewGoalRow)
+                .where(
+                    InterviewGoalRow.user_id == user.id,
+                    InterviewGoalRow.workspace_id == user.workspace_id,
+                )
+                .values(day=day, format=fmt, created_at=now, mock_suggested_at=None)
+            )
+        return Goal(user.id, day, fmt, None)
+
+    def clear(self, user: User) -> bool:
+        row = self._row(user)
+        if row is None:
+            return False
+        self.session.delete(row)
+        return True
+
+    def mark_suggested(self, user: User, now: datetime) -> None:
+        self.session.execute(
+            update(InterviewGoalRow)
+            .where(
+                InterviewGoalRow.user_id == user.id,
+                InterviewGoalRow.workspace_id == user.workspace_id,
+            )
+            .values(mock_suggested_at=now)
+        )

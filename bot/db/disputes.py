@@ -182,6 +182,7 @@ class SqlDisputes(_Repo):
             assert attempt is not None  # the dispute's row references it
             attempt.score, attempt.verdict = regrade.score, regrade.verdict
             attempt.points, attempt.grader_version = regrade.points, regrade.grader
+            attempt.grader_model = ""  # an admin's grade: no judge took part
             self.session.add(
                 AttemptGradeRow(
                     attempt_id=attempt.id,

@@ -70,6 +70,7 @@ def _mock(row: MockInterviewRow) -> Mock:
         sequence=row.sequence,
         declined_by=row.declined_by,
         created_at=row.created_at,
+        focus=row.focus,
     )
 
 
@@ -130,6 +131,7 @@ class SqlMocks:
             sequence=0,
             created_at=now,
             updated_at=now,
+            focus=mock.focus,
         )
         self.session.add(row)
         self.session.flush()

@@ -123,6 +123,8 @@ class ChannelRow(Base):
     external_id: Mapped[str] = mapped_column(String(64))
     name: Mapped[str] = mapped_column(String(200), default="")
     created_at: Mapped[datetime]
+    # Seconds a live-round question stays open here; NULL means the default.
+    live_seconds: Mapped[int | None] = mapped_column(Integer)
 
 
 class ChannelScheduleRow(Base):
@@ -213,6 +215,8 @@ class AttemptRow(Base):
     verdict: Mapped[str] = mapped_column(String(16))
     points: Mapped[int] = mapped_column(Integer, default=0)
     grader_version: Mapped[str] = mapped_column(String(32))
+    # the judge's model when a judge took part in the grade (docs/judge.md), else ""
+    grader_model: Mapped[str] = mapped_column(String(200), default="", server_default="")
     content_hash: Mapped[str] = mapped_column(String(32))
     answered_at: Mapped[datetime]
 
@@ -227,6 +231,8 @@ class AttemptGradeRow(Base):
         ForeignKey("attempt.id", ondelete="CASCADE"), index=True
     )
     grader_version: Mapped[str] = mapped_column(String(32))
+    # the judge's model when a judge took part in the grade (docs/judge.md), else ""
+    grader_model: Mapped[str] = mapped_column(String(200), default="", server_default="")
     content_hash: Mapped[str] = mapped_column(String(32))
     score: Mapped[float] = mapped_column(Float)
     verdict: Mapped[str] = mapped_column(String(16))
@@ -262,6 +268,21 @@ class AwayPeriodRow(Base):
     created_at: Mapped[datetime]
 
 
+class InterviewGoalRow(Base):
+    """A user's interview date (``/goal``): a local date and the mock format it is like."""
+
+    __tablename__ = "interview_goal"
+
+    user_id: Mapped[int] = mapped_column(
+        ForeignKey("user.id", ondelete="CASCADE"), primary_key=True
+    )
+    workspace_id: Mapped[int] = mapped_column(ForeignKey("workspace.id", ondelete="CASCADE"))
+    day: Mapped[date] = mapped_column(Date)
+    format: Mapped[str] = mapped_column(String(16))
+    created_at: Mapped[datetime]
+    mock_suggested_at: Mapped[datetime | None]  # /stats suggested a mock (once per date)
+
+
 class StreakRow(Base):
     __tablename__ = "streak"
 
@@ -292,6 +313,22 @@ class ReviewCardRow(Base):
     due_at: Mapped[datetime] = mapped_column(index=True)
     last_review_at: Mapped[datetime | None]
     reps: Mapped[int] = mapped_column(Integer, default=0)
+    suspended: Mapped[bool] = mapped_column(Boolean, default=False)
+    leech: Mapped[bool] = mapped_column(Boolean, default=False)
+    buried_until: Mapped[datetime | None]
+
+
+class ReviewSettingRow(Base):
+    """A user's own review settings: the daily limit (``/review limit N``)."""
+
+    __tablename__ = "review_setting"
+
+    user_id: Mapped[int] = mapped_column(
+        ForeignKey("user.id", ondelete="CASCADE"), primary_key=True
+    )
+    workspace_id: Mapped[int] = mapped_column(ForeignKey("workspace.id", ondelete="CASCADE"))
+    daily_limit: Mapped[int] = mapped_column(Integer)
+    updated_at: Mapped[datetime]
 
 
 class QuizSessionRow(Base):
@@ -344,6 +381,7 @@ class MockInterviewRow(Base):
     started_at: Mapped[datetime | None]
     ended_at: Mapped[datetime | None]
     sequence: Mapped[int] = mapped_column(Integer, default=0)  # .ics SEQUENCE: bumps on a move
+    focus: Mapped[str | None] = mapped_column(String(16))  # "weak": rounds from weak topics
 
 
 class MockRoundRow(Base):

@@ -12,7 +12,14 @@ from sqlalchemy.exc import IntegrityError
 from bot.core.model import Attempt, Channel, User, Workspace
 from bot.core.quiz.model import LIVE, OPEN, NewQuiz, QuizSession
 from bot.core.srs import ReviewCard
-from bot.db.models import AttemptRow, ChannelRow, QuizSessionRow, ReviewCardRow, WorkspaceRow
+from bot.db.models import (
+    AttemptRow,
+    ChannelRow,
+    QuizSessionRow,
+    ReviewCardRow,
+    ReviewSettingRow,
+    WorkspaceRow,
+)
 from bot.db.repositories import _attempt, _channel, _Repo, _workspace
 
 
@@ -158,6 +165,9 @@ def _card(row: ReviewCardRow) -> ReviewCard:
         due_at=row.due_at,
         last_review_at=row.last_review_at,
         reps=row.reps,
+        suspended=row.suspended,
+        leech=row.leech,
+        buried_until=row.buried_until,
     )
 
 
@@ -176,6 +186,9 @@ class SqlReviews(_Repo):
         row.due_at = card.due_at
         row.last_review_at = card.last_review_at
         row.reps = card.reps
+        row.suspended = card.suspended
+        row.leech = card.leech
+        row.buried_until = card.buried_until
         self.session.flush()
 
     def for_user(self, workspace: Workspace, user: User) -> list[ReviewCard]:
@@ -186,23 +199,17 @@ class SqlReviews(_Repo):
         )
         return [_card(r) for r in rows]
 
-    def count_due(self, workspace: Workspace, user: User, now: datetime) -> int:
-        return int(
-            self.session.scalar(
-                select(func.count())
-                .select_from(ReviewCardRow)
-                .where(
-                    ReviewCardRow.user_id == user.id,
-                    ReviewCardRow.workspace_id == workspace.id,
-                    ReviewCardRow.due_at <= now,
-                )
-            )
-            or 0
+    def daily_limit(self, user: User) -> int | None:
+        row = self.session.get(ReviewSettingRow, user.id)
+        return (
+            row.daily_limit if row is not None and row.workspace_id == user.workspace_id else None
         )
 
-    def next_due_at(self, workspace: Workspace, user: User) -> datetime | None:
-        return self.session.scalar(
-            select(func.min(ReviewCardRow.due_at)).where(
-                ReviewCardRow.user_id == user.id, ReviewCardRow.workspace_id == workspace.id
-            )
-        )
+    def set_daily_limit(self, user: User, limit: int, now: datetime) -> None:
+        row = self.session.get(ReviewSettingRow, user.id)
+        if row is None:
+            row = ReviewSettingRow(user_id=user.id, workspace_id=user.workspace_id)
+            self.session.add(row)
+        row.daily_limit = limit
+        row.updated_at = now
+        self.session.flush()

@@ -40,7 +40,7 @@ def _user(row: UserRow) -> User:
 
 
 def _channel(row: ChannelRow) -> Channel:
-    return Channel(row.id, row.workspace_id, row.external_id, row.name)
+    return Channel(row.id, row.workspace_id, row.external_id, row.name, row.live_seconds)
 
 
 def _prompt(row: DailyPromptRow, message_ref: str | None = None) -> DailyPrompt:
@@ -67,6 +67,7 @@ def _attempt(row: AttemptRow, feedback: str = "") -> Attempt:
         verdict=row.verdict,
         feedback=feedback,
         grader_version=row.grader_version,
+        grader_model=row.grader_model,
         content_hash=row.content_hash,
         answered_at=row.answered_at,
         daily_prompt_id=row.daily_prompt_id,
@@ -214,6 +215,14 @@ class SqlChannels(_Repo):
         row = self.session.get(ChannelRow, channel_id)
         return _channel(row) if row is not None and row.workspace_id == workspace.id else None
 
+    def set_live_seconds(self, channel: Channel, seconds: int | None) -> Channel:
+        row = self.session.get(ChannelRow, channel.id)
+        if row is None or row.workspace_id != channel.workspace_id:
+            raise LookupError(f"no channel {channel.id}")
+        row.live_seconds = seconds
+        self.session.flush()
+        return _channel(row)
+
 
 class SqlAttempts(_Repo):
     def add(self, attempt: Attempt) -> Attempt:
@@ -229,6 +238,7 @@ class SqlAttempts(_Repo):
             "verdict": attempt.verdict,
             "points": attempt.points,
             "grader_version": attempt.grader_version,
+            "grader_model": attempt.grader_model,
             "content_hash": attempt.content_hash,
             "answered_at": attempt.answered_at,
         }
@@ -244,6 +254,7 @@ class SqlAttempts(_Repo):
             AttemptGradeRow(
                 attempt_id=row.id,
                 grader_version=row.grader_version,
+                grader_model=row.grader_model,
                 content_hash=row.content_hash,
                 score=row.score,
                 verdict=row.verdict,

@@ -12,20 +12,23 @@ from bot.core.away import AWAY
 from bot.core.clock import Clock
 from bot.core.daily.schedule import DAILY, SCHEDULES
 from bot.core.disputes import DISPUTES
+from bot.core.goal import GOALS
 from bot.core.leaderboard import LEADERBOARD
 from bot.core.messages import OUTBOX
 from bot.core.mock.model import MOCKS
 from bot.core.model import ATTEMPTS, CHANNELS, USERS, WORKSPACES
 from bot.core.ports import Port
+from bot.core.privacy import PERSONAL_DATA
 from bot.core.quiz.model import QUIZZES
 from bot.core.srs import REVIEWS
 from bot.core.stats import STATS
 from bot.core.streaks import STREAKS
 from bot.core.teams import TEAMS
-from bot.db.daily import SqlAway, SqlDaily, SqlSchedules, SqlStreaks
+from bot.db.daily import SqlAway, SqlDaily, SqlGoals, SqlSchedules, SqlStreaks
 from bot.db.disputes import SqlDisputes
 from bot.db.leaderboard import SqlLeaderboard
 from bot.db.mock import SqlMocks
+from bot.db.privacy import SqlPersonalData
 from bot.db.quiz import SqlQuizzes, SqlReviews
 from bot.db.repositories import (
     OUTBOX_ADDED,
@@ -65,6 +68,8 @@ provide(STREAKS, SqlStreaks)
 provide(AWAY, SqlAway)
 provide(MOCKS, SqlMocks)
 provide(DISPUTES, SqlDisputes)
+provide(PERSONAL_DATA, SqlPersonalData)
+provide(GOALS, SqlGoals)
 
 
 class SqlUnitOfWork:

@@ -12,6 +12,7 @@ from pytimeparse.timeparse import timeparse as parse_duration
 
 from bot.adapters.base import report_failure
 from bot.bootstrap import App
+from bot.core.app import APOLOGY
 from bot.core.clock import SimulatedClock
 from bot.core.events import Event, EventKind
 from bot.core.messages import Outgoing, say
@@ -42,17 +43,20 @@ class ConsoleNotifier:
         self.emit = emit
         self.sent = 0
         self._held = False
-        # An asyncio.Event binds to the loop it first waits in, and piped mode (and tests)
-        # run a loop per line: one gate per loop, with the held state kept across them.
+        # An asyncio.Event belongs to the event loop it was first waited in, and piped input
+        # and the tests run each line in a loop of its own: one gate per loop.
         self._gate: tuple[asyncio.AbstractEventLoop, asyncio.Event] | None = None
 
     def _open(self) -> asyncio.Event:
         loop = asyncio.get_running_loop()
         if self._gate is None or self._gate[0] is not loop:
             self._gate = (loop, asyncio.Event())
-            if not self._held:
-                self._gate[1].set()
-        return self._gate[1]
+        gate = self._gate[1]
+        if self._held:
+            gate.clear()
+        else:
+            gate.set()
+        return gate
 
     def hold(self) -> None:
         self._held = True
@@ -126,7 +130,8 @@ class ConsoleSession:
         try:
             await self._handle_line(line.strip())
         except Exception:
-            self._reply(report_failure(log, PLATFORM, f"the line {line[:40]!r}"))
+            report_failure(log, PLATFORM, f"the line {line[:40]!r}")
+            self._reply(APOLOGY)
 
     async def _handle_line(self, line: str) -> None:
         if not line:
@@ -196,9 +201,7 @@ class ConsoleSession:
             return
         seconds = parse_duration(text)
         if seconds is None or seconds <= 0:
-            self._reply(
-                f"{text!r} is not a duration. Try /advance 90m or /advance 1d."
-            )
+            self._reply(f"{text!r} is not a duration. Try /advance 90m or /advance 1d.")
             return
         delta = timedelta(seconds=seconds)
         if delta > MAX_ADVANCE:
@@ -207,5 +210,9 @@ class ConsoleSession:
         async with self._lock():
             await self.app.runner.advance(clock, delta)
         now = clock.now()
-        local = f" ({now.astimezone(zone(self.tz)):%a %d %b %H:%M} in {self.tz})" if self.tz else ""
-        self._reply(f"The clock is now {now.isoformat(timespec='minutes')}{local}.")
+        # Seconds only when there are some: "/advance 15s" twice must not print one time twice.
+        spec, wall = ("seconds", "%H:%M:%S") if now.second else ("minutes", "%H:%M")
+        local = (
+            f" ({now.astimezone(zone(self.tz)):%a %d %b {wall}} in {self.tz})" if self.tz else ""
+        )
+        self._reply(f"The clock is now {now.isoformat(timespec=spec)}{local}.")

@@ -23,10 +23,12 @@ import discord
 from discord import app_commands
 
 from bot.core.commands import COMMANDS, CommandSpec
-from bot.core.mock.model import FORMATS, LOOP
+from bot.core.mock.model import FORMATS, LOOP, WEAK
 from bot.core.mock.parsing import MAX_BOX, MIN_BOX
 from bot.core.mock.times import DAY_NAMES
 from bot.core.quiz.common import MAX_N
+from bot.core.reviews import SUBCOMMANDS as REVIEW_SUBCOMMANDS
+from bot.core.srs import MAX_DAILY_LIMIT
 from bot.core.teams import MAX_NAME
 
 log = logging.getLogger(__name__)
@@ -73,7 +75,13 @@ COMMON_ZONES = (
 ARG_ORDER: Mapping[str, Sequence[tuple[str, str]]] = {
     "answer": (("text", "{}"),),
     "quiz": (("mode", "{}"), ("topic", "{}"), ("count", "{}"), ("difficulty", "{}")),
-    "review": (("topic", "{}"), ("count", "{}")),
+    "review": (
+        ("action", "{}"),
+        ("question", "{}"),
+        ("limit", "{}"),
+        ("topic", "{}"),
+        ("count", "{}"),
+    ),
     "stats": (("user", "{}"),),
     "leaderboard": (("period", "{}"), ("teams", "teams"), ("team", "team {}")),
     "team create": (("name", "{}"),),
@@ -84,6 +92,7 @@ ARG_ORDER: Mapping[str, Sequence[tuple[str, str]]] = {
         ("peer", "with {}"),
         ("format", "{}"),
         ("box", "box={}m"),
+        ("focus", "focus={}"),
     ),
     "mock cancel": (("id", "{}"),),
     "mock reschedule": (("id", "{}"), ("when", "{}")),
@@ -98,10 +107,12 @@ ARG_ORDER: Mapping[str, Sequence[tuple[str, str]]] = {
     "dispute": (("reason", "{}"),),
     "tz": (("zone", "{}"),),
     "away": (("action", "{}"), ("id", "{}"), ("start", "{}"), ("end", "to {}")),
+    "goal": (("action", "{}"), ("date", "{}"), ("format", "{}")),
     "studybot": (("arguments", "{}"),),
 }
 
 Count = app_commands.Range[int, 1, MAX_N]
+ReviewLimit = app_commands.Range[int, 1, MAX_DAILY_LIMIT]
 TeamName = app_commands.Range[str, 1, MAX_NAME]
 MockId = app_commands.Range[int, 1, MAX_ID]
 Round = app_commands.Range[int, 1, MAX_ROUNDS]
@@ -284,11 +295,21 @@ def build_commands(
 
     if spec := spec_of("review"):
 
-        @app_commands.describe(topic="a topic (default: all)", count="how many questions")
+        @app_commands.describe(
+            topic="a topic (default: all)",
+            count="how many questions",
+            action="limit (show or set), leeches, suspend, unsuspend, bury",
+            question="the question id to suspend, unsuspend or bury (default: the last one)",
+            limit="with action limit: reviews a day",
+        )
+        @app_commands.choices(action=_same(REVIEW_SUBCOMMANDS))
         async def review(
             interaction: discord.Interaction,
             topic: str | None = None,
             count: Count | None = None,
+            action: str | None = None,
+            question: str | None = None,
+            limit: ReviewLimit | None = None,
         ) -> None:
             await dispatch(interaction)
 
@@ -371,6 +392,24 @@ def build_commands(
 
         built["away"] = command("away", _description(spec), away)
 
+    if spec := spec_of("goal"):
+
+        @app_commands.describe(
+            date="the interview's date: 2027-02-10, feb 10 (your time zone)",
+            format=f"what it is like (default: {LOOP}, the full loop)",
+            action="off: end it (leave everything out to see it)",
+        )
+        @app_commands.choices(format=_same(MOCK_FORMATS), action=_same(("off",)))
+        async def goal(
+            interaction: discord.Interaction,
+            date: str | None = None,
+            format: str | None = None,
+            action: str | None = None,
+        ) -> None:
+            await dispatch(interaction)
+
+        built["goal"] = command("goal", _description(spec), goal)
+
     if spec := spec_of("help"):
 
         async def help_(interaction: discord.Interaction) -> None:
@@ -437,14 +476,16 @@ def _mock_group(
         peer="who interviews you (leave out for a solo mock)",
         format=f"the rounds (default: {LOOP}, the full loop)",
         box=f"minutes per round (default: 8; {MIN_BOX} to {MAX_BOX})",
+        focus="weak: the questions come from your weakest topics",
     )
-    @app_commands.choices(format=formats)
+    @app_commands.choices(format=formats, focus=_same((WEAK,)))
     async def schedule(
         interaction: discord.Interaction,
         when: str,
         peer: discord.User | None = None,
         format: str | None = None,
         box: Box | None = None,
+        focus: str | None = None,
     ) -> None:
         await dispatch(interaction)
 

@@ -139,6 +139,11 @@ def describe_days(days: Iterable[int]) -> str:
     return ",".join(DAY_NAMES[d] for d in sorted(chosen)) or "no days"
 
 
+def _on(days: str) -> str:
+    """ "on weekdays", "on mon,thu", but "every day" as it is."""
+    return days if days == "every day" else f"on {days}"
+
+
 def describe_mix(mix: Mapping[int, int]) -> str:
     if not mix:
         return "any"
@@ -156,8 +161,8 @@ def describe_duration(delta: timedelta) -> str:
 def describe(schedule: Schedule, now: datetime) -> list[str]:
     """The schedule as lines a person can check at a glance."""
     lines = [
-        f"Posts at {schedule.local_time.strftime('%H:%M')} {schedule.timezone} on "
-        f"{describe_days(schedule.weekdays)}.",
+        f"Posts at {schedule.local_time.strftime('%H:%M')} {schedule.timezone} "
+        f"{_on(describe_days(schedule.weekdays))}.",
         f"Topics: {', '.join(schedule.topics) or 'all'} · roles: "
         f"{', '.join(schedule.roles) or 'all'} · difficulty mix: {describe_mix(schedule.mix)}",
         f"Answers are revealed {describe_duration(schedule.reveal_delay)} after the post "

@@ -22,14 +22,21 @@ from bot.core.daily.schedule import (
 from bot.core.disputes import review_command
 from bot.core.errors import UserError
 from bot.core.messages import Card, Delivery, Outgoing, say
+from bot.core.privacy import export_me, forget_me, forget_workspace
+from bot.core.quiz.live import describe_live, live_setting
 from bot.core.streaks import nudges_setting
 
 # -- /studybot ----------------------------------------------------------------------------
 
+PRIVACY = {"export-me": export_me, "forget-me": forget_me, "forget-workspace": forget_workspace}
+
 STUDYBOT_USAGE = (
     "Usage: /studybot schedule [TIME] [ZONE] [DAYS] [topics=A,B] [roles=eng|pm|any] "
     "[mix=1:2,2:2,3:1] [reveal=8h] · /studybot schedule show|pause|resume|skip [DATE] · "
-    "/studybot nudges on|off · /studybot disputes (admins: the grade disputes to decide)"
+    "/studybot live [SECONDS|default] (admins: a live-round question's countdown here) · "
+    "/studybot nudges on|off · /studybot disputes (admins: the grade disputes to decide) · "
+    "/studybot export-me · /studybot forget-me [confirm] · "
+    "/studybot forget-workspace [confirm] (admins)"
 )
 
 
@@ -62,6 +69,10 @@ def studybot_command(ctx: Context, args: str) -> list[Outgoing]:
         return nudges_setting(ctx, rest)
     if area == "disputes":
         return review_command(ctx, rest)
+    if area == "live":
+        return live_setting(ctx, rest)
+    if area in PRIVACY:
+        return PRIVACY[area](ctx, rest)
     if area != "schedule":
         raise UserError(f"I don't know /studybot {area[:30]}. {STUDYBOT_USAGE}")
     verb = rest[0].lower() if rest else "show"
@@ -75,10 +86,15 @@ def studybot_command(ctx: Context, args: str) -> list[Outgoing]:
                 [
                     "This channel has no schedule yet: the first /daily starts the default "
                     "(09:00 on weekdays, every topic).",
+                    describe_live(ctx.channel),
                     STUDYBOT_USAGE,
                 ],
             )
-        return _reply(ctx, describe(schedule, ctx.now), title=f"Schedule of #{ctx.channel.name}")
+        return _reply(
+            ctx,
+            [*describe(schedule, ctx.now), describe_live(ctx.channel)],
+            title=f"Schedule of #{ctx.channel.name}",
+        )
     if not ctx.is_admin:
         raise UserError("Only workspace admins can change a channel's schedule.")
     schedule = ensure_schedule(ctx)

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import importlib
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
-from bot.core.content import Question
+from bot.core.content import Question, RubricPoint
 from bot.core.errors import UserError
 
 GRADER_VERSION = "1.1"  # 1.1: not-an-answer, choices as text, numbers, identifiers
@@ -37,7 +37,8 @@ class Grade:
     ``answered`` is False when the reply is not an answer at all (it names no choice,
     holds no number, or cannot be read): the feedback is then a hint that gives nothing
     away, and callers record nothing, so the next real answer still scores. ``grader``
-    names what produced the grade (the rules engine's version, or a judge and its model).
+    names what produced the grade (the rules engine's version, or with the optional judge
+    ``<version>+judge-1``), and ``model`` the judge's model ("" when no judge took part).
     """
 
     score: float
@@ -47,10 +48,12 @@ class Grade:
     missed: tuple[str, ...] = ()
     answered: bool = True
     grader: str = GRADER_VERSION
+    model: str = ""
 
     def as_dict(self, *, with_points: bool) -> dict[str, object]:
         """The grade as JSON-ready data; ``with_points`` adds ``matched`` and ``missed``,
-        and a reply that is not an answer says ``"answered": false``."""
+        a reply that is not an answer says ``"answered": false``, and a grade a judge took
+        part in adds ``grader`` and ``model``."""
         out: dict[str, object] = {
             "score": round(self.score, 4),
             "verdict": self.verdict.value,
@@ -61,7 +64,15 @@ class Grade:
         if with_points:
             out["matched"] = list(self.matched)
             out["missed"] = list(self.missed)
+        if self.model:  # a judge took part: say which grader and model
+            out["grader"] = self.grader
+            out["model"] = self.model
         return out
+
+
+def rules_version(grader: str) -> str:
+    """The rules engine's version in a grade's ``grader`` ("1.1+judge-1" -> "1.1")."""
+    return grader.split("+", 1)[0]
 
 
 def verdict_for(score: float, pass_score: float) -> Verdict:
@@ -213,6 +224,14 @@ def _grade_rubric(question: Question, answer: str) -> Grade:
     from bot.core.grading.rubric import match_rubric
 
     matched, missed = match_rubric(question, answer)
+    return rubric_grade(question, matched, missed)
+
+
+def rubric_grade(
+    question: Question, matched: Sequence[RubricPoint], missed: Sequence[RubricPoint]
+) -> Grade:
+    """The grade of an answer to ``question`` that makes the rubric points ``matched`` and
+    misses ``missed``: the weighted share, its verdict, and feedback naming what is missing."""
     total = sum(p.weight for p in question.rubric) or 1.0
     score = sum(p.weight for p in matched) / total
     verdict = verdict_for(score, question.pass_score)

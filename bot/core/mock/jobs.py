@@ -6,14 +6,16 @@ import logging
 from dataclasses import dataclass
 from datetime import datetime
 
+from bot.core.away import is_away
 from bot.core.context import Services
-from bot.core.mock.common import calendar, dm
+from bot.core.mock.common import calendar, dm, zone_of
 from bot.core.mock.model import MOCKS, DueReminder
 from bot.core.mock.reminders import (
     reminder_card,
 )
 from bot.core.mock.running import run_step
 from bot.core.ports import UnitOfWork
+from bot.core.timezones import zone
 
 log = logging.getLogger(__name__)
 
@@ -36,11 +38,19 @@ def reminders_to_send(
     return sorted(fresh, key=lambda r: (r.due_at, r.mock.id, r.user.id))
 
 
+def muted_by_time_away(uow: UnitOfWork, reminder: DueReminder, now: datetime) -> bool:
+    """A reminder that comes on a day its person is away (``/away``, their local date) is
+    muted: not sent, and not sent later either. The mock's other person is not affected."""
+    day = now.astimezone(zone(zone_of(reminder.user, reminder.workspace))).date()
+    return is_away(uow, reminder.user, day)
+
+
 @dataclass
 class MockReminderJob:
     """Sends each due reminder once, by DM with the .ics file; cancelled mocks send none.
     After downtime a person gets at most one reminder of a mock, and none past the grace
-    (:func:`reminders_to_send`); a claimed reminder is never claimed again."""
+    (:func:`reminders_to_send`); none on a day they are away (:func:`muted_by_time_away`);
+    a claimed reminder is never claimed again."""
 
     name: str = "mock-reminders"
     batch: int = 200
@@ -51,6 +61,9 @@ class MockReminderJob:
     def run(self, uow: UnitOfWork, services: Services, now: datetime) -> int:
         claimed = uow[MOCKS].claim_reminders(now, self.batch)
         for due in reminders_to_send(claimed, now, services):
+            if muted_by_time_away(uow, due, now):
+                log.info("muted a reminder of mock %d: its person is away", due.mock.id)
+                continue
             card = reminder_card(uow, due.workspace, due.mock, due.user, now)
             dm(
                 uow,

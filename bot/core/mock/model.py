@@ -62,11 +62,21 @@ ROUND_TOPICS: dict[str, tuple[str, ...]] = {
     BEHAVIORAL: ("behavioral",),
 }
 
+
+def format_topics(fmt: str) -> tuple[str, ...]:
+    """The bank topics a mock of ``fmt`` draws its rounds from, in round order."""
+    topics: list[str] = []
+    for kind in FORMATS.get(fmt, FORMATS[LOOP]):
+        topics.extend(t for t in ROUND_TOPICS[kind] if t not in topics)
+    return tuple(topics)
+
+
 # Interviewer votes, weakest first.
 VOTES: dict[str, str] = {"sn": "Strong no", "n": "No", "y": "Yes", "sy": "Strong yes"}
 VOTE_VALUE = {"sn": 1, "n": 2, "y": 3, "sy": 4}
 
 ANSWERED, TIMED_OUT, STOPPED = "answered", "timed_out", "stopped"
+WEAK = "weak"  # the one focus of /mock schedule … focus=weak
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +101,7 @@ class Mock:
     sequence: int
     declined_by: int | None
     created_at: datetime
+    focus: str | None = None  # WEAK: the rounds come from the candidate's weakest topics
 
     @property
     def kinds(self) -> tuple[str, ...]:
@@ -138,6 +149,7 @@ class NewMock:
     round_minutes: int
     candidate_accepted: bool
     interviewer_accepted: bool
+    focus: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

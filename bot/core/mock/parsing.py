@@ -10,6 +10,7 @@ from bot.core.errors import UserError
 from bot.core.mock.model import (
     FORMATS,
     LOOP,
+    WEAK,
     Mock,
 )
 from bot.core.model import USERS, User
@@ -50,6 +51,7 @@ class ScheduleRequest:
     format: str
     box: int
     anyway: bool = False  # send it even though it is at night for the peer
+    focus: str | None = None  # WEAK: questions from the candidate's weakest topics
 
 
 def _parse_box(value: str) -> int:
@@ -61,15 +63,23 @@ def _parse_box(value: str) -> int:
 
 
 def parse_schedule(text: str) -> ScheduleRequest:
-    """``WHEN [with @PEER] [FORMAT] [box=Nm]`` in any order around WHEN."""
+    """``WHEN [with @PEER] [FORMAT] [box=Nm] [focus=weak]`` in any order around WHEN."""
     words: list[str] = []
     box = DEFAULT_BOX
+    focus: str | None = None
     tokens = text.split()
     anyway = bool(tokens) and tokens[-1].lower() == ANYWAY
     for token in tokens[:-1] if anyway else tokens:
         key, eq, value = token.partition("=")
         if eq and key.lower() in ("box", "minutes"):
             box = _parse_box(value)
+        elif eq and key.lower() == "focus":
+            if value.lower() != WEAK:
+                raise UserError(
+                    f"{value[:20]!r} is not a focus: focus=weak draws the questions from "
+                    "your weakest topics."
+                )
+            focus = WEAK
         else:
             words.append(token)
     peer: str | None = None
@@ -85,7 +95,7 @@ def parse_schedule(text: str) -> ScheduleRequest:
         fmt = words.pop().lower()
     elif words and words[0].lower() in FORMATS:
         fmt = words.pop(0).lower()
-    return ScheduleRequest(" ".join(words), peer, fmt, box, anyway)
+    return ScheduleRequest(" ".join(words), peer, fmt, box, anyway, focus)
 
 
 def split_anyway(text: str) -> tuple[str, bool]:

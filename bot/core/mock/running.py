@@ -35,6 +35,7 @@ from bot.core.mock.common import (
     user_by_id,
     zone_of,
 )
+from bot.core.mock.followup import review_missed
 from bot.core.mock.model import (
     ABANDONED,
     ANSWERED,
@@ -57,7 +58,7 @@ from bot.core.mock.model import (
     Round,
     RoundResult,
 )
-from bot.core.mock.questions import pick_rounds
+from bot.core.mock.questions import pick_rounds, weak_for
 from bot.core.mock.scorecard import scorecard_card
 from bot.core.mock.times import (
     in_words,
@@ -176,7 +177,8 @@ def _start(
             )
         return 1
     seen = uow[MOCKS].question_ids_seen(workspace, candidate)
-    planned = pick_rounds(services.bank, mock, seen)
+    weak = weak_for(uow, services.bank, workspace, candidate, mock.format) if mock.focus else []
+    planned = pick_rounds(services.bank, mock, seen, [t for t, _mean in weak])
     if len(planned) < mock.rounds_total:
         changed = uow[MOCKS].change(
             mock, MockChanges(status=CANCELLED, clear_next=True), now, expect_status=SCHEDULED
@@ -213,6 +215,10 @@ def _start(
     intro = [
         f"Mock interview #{mock.id} for {candidate.display}: {describe(mock)}.",
     ]
+    if weak:
+        intro.append("Focus: your weakest topics, " + ", ".join(t for t, _m in weak) + ".")
+    elif mock.focus:
+        intro.append("Focus on weak topics: no weak topic yet, so the questions are as usual.")
     if changed.has_interviewer and interviewer is not None:
         intro.append(f"{interviewer.display} interviews and scores each round.")
     elif interviewer is not None:
@@ -320,12 +326,14 @@ def _complete(
     if done is None:
         return
     candidate, interviewer = people(uow, workspace, done)
+    rounds = uow[MOCKS].rounds(done)
     card = scorecard_card(
         done,
-        uow[MOCKS].rounds(done),
+        rounds,
         services.bank,
         candidate.display,
         interviewer.display if interviewer is not None and done.has_interviewer else None,
+        review_missed(uow, services.bank, workspace, candidate, rounds, now),
     )
     for person in (candidate, interviewer if done.has_interviewer else None):
         if person is not None:
@@ -367,6 +375,7 @@ def _abandon(
     candidate, interviewer = people(uow, workspace, stopped)
     scoring = interviewer.display if interviewer is not None and stopped.has_interviewer else None
     away_since = mock.next_at or now
+    to_review = review_missed(uow, services.bank, workspace, candidate, ran, now)
     for person in (candidate, interviewer if stopped.has_interviewer else None):
         if person is None:
             continue
@@ -378,11 +387,7 @@ def _abandon(
         )
         if ran:
             card = scorecard_card(
-                stopped,
-                ran,
-                services.bank,
-                candidate.display,
-                scoring,
+                stopped, ran, services.bank, candidate.display, scoring, to_review
             )
             card = replace(
                 card,

@@ -52,7 +52,7 @@ from bot.core.mock.parsing import (
     resolve_peer,
     split_anyway,
 )
-from bot.core.mock.questions import check_bank
+from bot.core.mock.questions import check_bank, focus_note
 from bot.core.mock.reminders import (
     plan_all_reminders,
     plan_reminders,
@@ -111,7 +111,7 @@ def _confirmation(ctx: Context, mock: Mock, title: str, lines: list[str]) -> Out
 
 
 def schedule(ctx: Context, args: str) -> list[Outgoing]:
-    """``/mock schedule WHEN [with @PEER] [FORMAT] [box=Nm]``."""
+    """``/mock schedule WHEN [with @PEER] [FORMAT] [box=Nm] [focus=weak]``."""
     request = parse_schedule(args)
     if not request.when:
         raise UserError("When? For example /mock schedule tomorrow 3pm (or Fri 15:00).")
@@ -141,11 +141,14 @@ def schedule(ctx: Context, args: str) -> list[Outgoing]:
             round_minutes=request.box,
             candidate_accepted=True,
             interviewer_accepted=False,
+            focus=request.focus,
         ),
         ctx.now,
     )
     plan_reminders(ctx.uow, mock, ctx.user, ctx.now)
     lines = [f"Mock interview #{mock.id} is scheduled."]
+    if request.focus is not None:
+        lines.append(focus_note(ctx.uow, ctx.bank, ctx.workspace, ctx.user, request.format))
     if peer is not None:
         invite(
             ctx,

@@ -160,8 +160,10 @@ def scorecard_card(
     bank: QuestionBank,
     candidate: str,
     interviewer: str | None,
+    to_review: int = 0,
 ) -> Card:
-    """The scorecard of a finished mock."""
+    """The scorecard of a finished mock; ``to_review`` questions with missed points were
+    made due in the candidate's reviews (``bot.core.mock.followup``)."""
     found = verdicts(rounds, bank)
     fields: list[Field] = []
     for v in found:
@@ -197,6 +199,16 @@ def scorecard_card(
     study = study_next(found, bank)
     if study:
         fields.append(Field("Study next", "\n".join(study), inline=False))
+    if to_review:
+        fields.append(
+            Field(
+                "Reviews",
+                f"{'The question' if to_review == 1 else f'The {to_review} questions'} with "
+                f"missed rubric points {'is' if to_review == 1 else 'are'} in {candidate}'s "
+                "reviews, due by tomorrow: /review",
+                inline=False,
+            )
+        )
     who = f"{candidate} with {interviewer} interviewing" if interviewer else f"{candidate}, solo"
     return Card(
         title=f"Scorecard · mock #{mock.id} · {mock.format}",

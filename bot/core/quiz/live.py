@@ -9,8 +9,11 @@ Its clock-driven steps are the ``LiveQuizJob``.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+
+from pytimeparse.timeparse import timeparse as parse_duration
 
 from bot.core.answers import AnswerKind, AnswerTo, grade_answer, record_answer
 from bot.core.content import Question
@@ -20,7 +23,7 @@ from bot.core.display import displayed, quiz_seed
 from bot.core.errors import UserError
 from bot.core.grading import Grade
 from bot.core.messages import OUTBOX, Card, Delivery, Outgoing, say
-from bot.core.model import USERS, Channel, Workspace
+from bot.core.model import CHANNELS, USERS, Channel, Workspace
 from bot.core.numbers import whole_number
 from bot.core.ports import UnitOfWork
 from bot.core.quiz.common import (
@@ -33,12 +36,72 @@ from bot.core.quiz.common import (
 )
 from bot.core.quiz.model import DONE, LIVE, OPEN, QUIZZES, NewQuiz, QuizSession
 
-LIVE_SECONDS = 30
+LIVE_SECONDS = 30  # a live question's countdown unless the channel sets its own
+LIVE_MIN_SECONDS, LIVE_MAX_SECONDS = 10, 300
 LIVE_MAX_MISSES = 2
 SPEED_BONUS = 0.5  # an instant answer earns up to half the base points again
 
 
 # -- live rounds -----------------------------------------------------------------------------
+
+
+def live_seconds(channel: Channel) -> int:
+    """How long a live question stays open in ``channel``: its own setting, else the default."""
+    return channel.live_seconds or LIVE_SECONDS
+
+
+def parse_live_seconds(text: str) -> int | None:
+    """``/studybot live SECONDS``: a countdown such as ``45``, ``45s`` or ``1m``, within the
+    bounds; ``default`` (or ``reset``) gives None. Raises UserError for anything else."""
+    value = text.strip().lower()
+    if value in ("default", "reset"):
+        return None
+    seconds = whole_number(value.removesuffix("s").strip(), low=0)
+    if seconds is None:  # "1m", "1 min", "90 sec"
+        parsed = parse_duration(value) if len(value) <= 20 else None
+        if parsed is None or parsed != int(parsed):
+            raise UserError(
+                f"{text.strip()[:20]!r} is not a number of seconds. "
+                f"Try /studybot live 45 (from {LIVE_MIN_SECONDS} to {LIVE_MAX_SECONDS} s)."
+            )
+        seconds = int(parsed)
+    if not LIVE_MIN_SECONDS <= seconds <= LIVE_MAX_SECONDS:
+        raise UserError(
+            f"A live question can stay open from {LIVE_MIN_SECONDS} to {LIVE_MAX_SECONDS} "
+            f"seconds, not {seconds}. Try /studybot live 45."
+        )
+    return seconds
+
+
+def describe_live(channel: Channel) -> str:
+    """The channel's live-round timing, as settings show it."""
+    own = "" if channel.live_seconds else " (the default)"
+    return f"Live rounds: {live_seconds(channel)} s a question{own}."
+
+
+def live_setting(ctx: Context, words: Sequence[str]) -> list[Outgoing]:
+    """``/studybot live [SECONDS|default]``: show or (admins) set the channel's countdown."""
+    if not words:
+        shown = describe_live(ctx.channel)
+        return [say(ctx.user.external_id, shown, channel=ctx.channel.external_id)]
+    if len(words) > 1 and not (len(words) == 2 and words[1].lower() in ("s", "sec", "seconds")):
+        raise UserError(
+            f"Usage: /studybot live [SECONDS|default], seconds from {LIVE_MIN_SECONDS} to "
+            f"{LIVE_MAX_SECONDS}."
+        )
+    if not ctx.is_admin:
+        raise UserError("Only workspace admins can change a channel's live-round timing.")
+    seconds = parse_live_seconds(words[0])
+    channel = ctx.uow[CHANNELS].set_live_seconds(ctx.channel, seconds)
+    running = ctx.uow[QUIZZES].open_live(ctx.workspace, ctx.channel)
+    later = " The round running now keeps its own timing." if running is not None else ""
+    return [
+        say(
+            ctx.user.external_id,
+            f"Saved. {describe_live(channel)}{later}",
+            channel=ctx.channel.external_id,
+        )
+    ]
 
 
 def parse_live(args: str, topics: list[str]) -> QuizRequest:
@@ -67,6 +130,7 @@ def start_live(ctx: Context, args: str) -> list[Outgoing]:
     if not pool:
         raise UserError("No questions fit a live round on that topic. Try another one.")
     now = ctx.now
+    seconds = live_seconds(ctx.channel)
     seed = f"{ctx.channel.id}:{now.isoformat()}"
     ids = [q.id for q in sorted(pool, key=lambda q: shuffle_key(seed, q.id))[: request.n]]
     session = ctx.uow[QUIZZES].start(
@@ -78,8 +142,8 @@ def start_live(ctx: Context, args: str) -> list[Outgoing]:
             request.topic,
             tuple(ids),
             now,
-            now + timedelta(seconds=LIVE_SECONDS),
-            {"seconds": LIVE_SECONDS, "misses": 0},
+            now + timedelta(seconds=seconds),
+            {"seconds": seconds, "misses": 0},
             f"live:{ctx.channel.id}",
         ),
         now,
@@ -95,7 +159,7 @@ def start_live(ctx: Context, args: str) -> list[Outgoing]:
             title="Live quiz",
             blocks=(
                 f"{ctx.user.display} started a live round{about}: {len(ids)} question"
-                f"{'s' * (len(ids) != 1)}, {LIVE_SECONDS} s each. The first correct answer "
+                f"{'s' * (len(ids) != 1)}, {seconds} s each. The first correct answer "
                 "scores, faster scores more; one answer per person per question.",
             ),
         ),
@@ -313,9 +377,11 @@ def time_out(
         now,
     )
     if finished:
+        asked_all = session.position + 1 >= len(session.question_ids)
+        # Ending early needs saying why; after the last question the round is simply over.
         why = (
             "Two questions in a row went unanswered, so the round ends here."
-            if misses >= LIVE_MAX_MISSES
+            if misses >= LIVE_MAX_MISSES and not asked_all
             else ""
         )
         _post_standings(uow, services, workspace, channel, moved, now, why)

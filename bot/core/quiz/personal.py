@@ -10,11 +10,12 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from bot.core import srs
+from bot.core import goal, srs
 from bot.core.answers import AnswerKind, AnswerTo, grade_answer, record_answer
 from bot.core.context import Context
 from bot.core.display import displayed, quiz_seed
 from bot.core.errors import UserError
+from bot.core.mastery import WEAK_MEAN
 from bot.core.messages import Button, ButtonStyle, Card, Outgoing, say
 from bot.core.numbers import whole_number
 from bot.core.quiz.common import (
@@ -39,44 +40,53 @@ from bot.core.quiz.model import (
     NewQuiz,
     QuizSession,
 )
+from bot.core.reviews import SUBCOMMANDS, leech_notice, review_plan, review_settings_command
 from bot.core.srs import REVIEWS
 from bot.core.stats import topic_scores
 
-WEAK_TOPIC = 0.7  # topics whose mean score is below this are weak
+WEAK_TOPIC = WEAK_MEAN  # topics whose mean score is below this are weak
 
 
 def pick_questions(ctx: Context, request: QuizRequest, *, due_only: bool = False) -> list[str]:
-    """Due reviews first (earliest due first), then weak topics (weakest first), then new
-    questions; then anything else, so that the quiz has ``n`` questions when it can."""
-    pool = [
-        q
+    """Due reviews first (within the day's review limit, most overdue first: see
+    ``srs.plan_reviews``), then weak topics (weakest first), then new questions; then
+    anything else, so that the quiz has ``n`` questions when it can. Among weak and among
+    new ones, the topics of the user's interview come first (``goal.topic_priority``).
+    Suspended and buried cards are never asked."""
+    pool = {
+        q.id: q
         for q in ctx.bank.all()
         if (request.topic is None or q.topic == request.topic)
         and (request.difficulty is None or q.difficulty == request.difficulty)
-    ]
-    cards = {c.question_id: c for c in ctx.uow[REVIEWS].for_user(ctx.workspace, ctx.user)}
+    }
+    all_cards = ctx.uow[REVIEWS].for_user(ctx.workspace, ctx.user)
+    cards = {c.question_id: c for c in all_cards}
     now = ctx.now
-    seed = f"{ctx.user.id}:{now.date().isoformat()}"
-    due = sorted(
-        (q for q in pool if q.id in cards and cards[q.id].due_at <= now),
-        key=lambda q: (cards[q.id].due_at, q.id),
+    plan = review_plan(
+        ctx, ctx.user, ctx.user_zone, include=lambda c: c.question_id in pool, cards=all_cards
     )
+    due = [pool[c.question_id] for c in plan.today]
     if due_only:
         return [q.id for q in due[: request.n]]
+    seed = f"{ctx.user.id}:{now.date().isoformat()}"
+    out = {qid for qid, c in cards.items() if not c.active(now)}
     scores = topic_scores(ctx, ctx.user)
     weak = {t: s[0] for t, s in scores.items() if s[0] < WEAK_TOPIC}
-    chosen = {q.id for q in due}
+    chosen = {q.id for q in due} | out
+    lead = goal.topic_priority(ctx)
     weak_qs = sorted(
-        (q for q in pool if q.topic in weak and q.id not in chosen),
-        key=lambda q: (weak[q.topic], q.id in cards, shuffle_key(seed, q.id)),
+        (q for q in pool.values() if q.topic in weak and q.id not in chosen),
+        key=lambda q: (-lead(q.topic), weak[q.topic], q.id in cards, shuffle_key(seed, q.id)),
     )
     chosen |= {q.id for q in weak_qs}
     new = sorted(
-        (q for q in pool if q.id not in cards and q.id not in chosen),
-        key=lambda q: shuffle_key(seed, q.id),
+        (q for q in pool.values() if q.id not in cards and q.id not in chosen),
+        key=lambda q: (-lead(q.topic), shuffle_key(seed, q.id)),
     )
     chosen |= {q.id for q in new}
-    rest = sorted((q for q in pool if q.id not in chosen), key=lambda q: (cards[q.id].due_at, q.id))
+    rest = sorted(
+        (q for q in pool.values() if q.id not in chosen), key=lambda q: (cards[q.id].due_at, q.id)
+    )
     return [q.id for q in [*due, *weak_qs, *new, *rest][: request.n]]
 
 
@@ -171,7 +181,11 @@ def quiz_command(ctx: Context, args: str) -> list[Outgoing]:
 
 
 def review_command(ctx: Context, args: str) -> list[Outgoing]:
-    """``/review [topic] [n]``: a personal quiz of the cards that are due."""
+    """``/review [topic] [n]``: a personal quiz of the cards that are due, within the day's
+    limit; ``/review limit|leeches|suspend|unsuspend|bury …``: :mod:`bot.core.reviews`."""
+    words = args.split()
+    if words and words[0].lower() in SUBCOMMANDS:
+        return review_settings_command(ctx, words)
     request = parse_request(args, ctx.bank.topics(), default_n=MAX_N)
     session = ctx.uow[QUIZZES].open_for_user(ctx.workspace, ctx.user)
     if session is not None:
@@ -181,7 +195,16 @@ def review_command(ctx: Context, args: str) -> list[Outgoing]:
         cards = ctx.uow[REVIEWS].for_user(ctx.workspace, ctx.user)
         if not cards:
             raise UserError("Nothing to review yet: take a /quiz first.")
-        upcoming = min(c.due_at for c in cards)
+        plan = review_plan(ctx, ctx.user, ctx.user_zone, cards=cards)
+        if plan.waiting:
+            raise UserError(
+                f"You have done your {plan.limit} reviews for today. {plan.waiting} more "
+                f"wait for the next days, most overdue first (/review limit N changes the "
+                "limit)."
+            )
+        upcoming = srs.next_review_at(plan, cards, ctx.now, ctx.user_zone)
+        if upcoming is None or upcoming <= ctx.now:
+            raise UserError("Nothing is due on that. /review alone runs everything that is due.")
         when = srs.describe_due(upcoming, ctx.now, ctx.user_zone)
         raise UserError(f"Nothing is due. Your next review is {when}.")
     return _start_personal(ctx, request, REVIEW, question_ids)
@@ -257,9 +280,14 @@ def answer_personal(
             f"{mark} {result.verdict.value.capitalize()} ({round(result.score * 100)}%)",
             result.feedback,
             *((streak,) if streak else ()),
+            *((leech_notice(question, card),) if recorded.new_leech else ()),
         ),
         buttons=recorded.dispute_buttons,
-        footer=f"Next review: {srs.describe_due(card.due_at, now, ctx.user_zone)}",
+        footer=(
+            "Suspended: /review unsuspend " + question.id
+            if card.suspended
+            else f"Next review: {srs.describe_due(card.due_at, now, ctx.user_zone)}"
+        ),
     )
     replies = [private(ctx, feedback)]
     replies.append(_summary(ctx, moved) if finished else _personal_question(ctx, moved))
@@ -289,9 +317,10 @@ def _summary(ctx: Context, session: QuizSession) -> Outgoing:
         blocks.append("To review:\n" + "\n".join(review_lines))
     else:
         blocks.append("Nothing to review: all correct.")
-    due = ctx.uow[REVIEWS].count_due(ctx.workspace, ctx.user, ctx.now)
     cards = ctx.uow[REVIEWS].for_user(ctx.workspace, ctx.user)
-    upcoming = min((c.due_at for c in cards if c.due_at > ctx.now), default=None)
+    plan = review_plan(ctx, ctx.user, ctx.user_zone, cards=cards)
+    due = plan.due
+    upcoming = srs.next_review_at(plan, cards, ctx.now, ctx.user_zone)
     if due:
         footer = f"{due} review{'s' * (due != 1)} due now: /review"
     elif upcoming is not None:

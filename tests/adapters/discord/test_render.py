@@ -210,6 +210,7 @@ async def test_every_app_command_payload_matches_its_snapshot() -> None:
         ("peer", 6),
         ("format", 3),
         ("box", 4),
+        ("focus", 3),
     ]
     assert (schedule[3]["min_value"], schedule[3]["max_value"]) == (3, 30)
     assert "as" not in by_name

@@ -166,6 +166,21 @@ async def test_users_info_is_asked_once_a_day_per_user(fake_slack: FakeSlack) ->
     assert len(fake_slack.called("users.info")) == 2
 
 
+async def test_a_burst_of_clicks_by_new_users_asks_slack_once_per_user(
+    fake_slack: FakeSlack,
+) -> None:
+    client = AsyncWebClient(token="xoxb-test", base_url=fake_slack.api_url)
+    directory = UserDirectory(client, frozenset())
+    for n in range(20):
+        fake_slack.users[f"W{n}"] = {"tz": "Europe/Oslo"}
+    clicks = [directory.lookup("T111", f"W{n % 20}") for n in range(200)]
+    users = await asyncio.gather(*clicks)
+    assert {u.tz for u in users} == {"Europe/Oslo"}
+    assert len(fake_slack.called("users.info")) == 20
+    assert (await directory.lookup("T111", "W3")).id == "W3"
+    assert len(fake_slack.called("users.info")) == 20
+
+
 async def test_a_user_change_event_refreshes_the_zone_at_once(fake_slack: FakeSlack) -> None:
     client = AsyncWebClient(token="xoxb-test", base_url=fake_slack.api_url)
     directory = UserDirectory(client, frozenset())

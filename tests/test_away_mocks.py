@@ -1,0 +1,75 @@
+"""Time away and mock interviews: while alice is away (``/away``), the reminders of her mock
+with bob are muted for her; bob gets his as always and is told nothing odd."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from bot.bootstrap import App
+from bot.core.bank import QuestionBank
+from bot.core.clock import SimulatedClock
+from bot.core.messages import Outgoing
+from tests.support import Transcript
+from tests.test_mock import dms, mapp, mchat, mclock, mock_bank, reminders
+from tests.test_mock_downtime import FRIDAY_15, scheduled_with_bob
+
+__all__ = ["mapp", "mchat", "mclock", "mock_bank"]  # fixtures shared with test_mock
+
+
+def reminded(messages: list[Outgoing], to: str) -> list[str]:
+    """The titles of the mock reminders ``to`` got by DM."""
+    return [m.card.title for m in dms(messages, to=to) if m.card.title.startswith("Reminder")]
+
+
+def until(chat: Transcript, clock: SimulatedClock, moment: object) -> list[Outgoing]:
+    """Advance the console's clock to ``moment``; what was printed meanwhile."""
+    assert moment > clock.now()  # type: ignore[operator]
+    minutes = int((moment - clock.now()).total_seconds() // 60)  # type: ignore[operator]
+    return chat.send(f"/advance {minutes}m")
+
+
+def test_away_alice_gets_no_mock_reminder_and_bob_gets_his_as_usual(
+    mchat: Transcript, mapp: App, mclock: SimulatedClock
+) -> None:
+    scheduled_with_bob(mchat)  # Fri 04 Dec 15:00 Berlin, 09:00 New York
+    reply = mchat.say("/away 2026-12-03 2026-12-06")
+    assert "Mock #1 falls in that time: it stays booked, without reminders to you" in reply
+    printed = until(mchat, mclock, FRIDAY_15 - timedelta(minutes=5))
+    assert reminded(printed, "alice") == []
+    bobs = [m for m in dms(printed, to="bob") if m.card.title.startswith("Reminder")]
+    assert [m.card.title for m in bobs] == [
+        "Reminder: mock interview #1 in 24 hours",
+        "Reminder: mock interview #1 in 1 hour",
+    ]
+    for message in bobs:  # the same reminder as ever: nothing about alice being away
+        assert "away" not in message.text.lower() and message.attachments
+        assert "alice" in message.text
+    # every reminder was handled once: alice's are not kept to be sent after her return
+    assert [(offset, sent) for offset, _due, sent, _c in reminders(mapp)] == [
+        (1440, True),
+        (1440, True),
+        (60, True),
+        (60, True),
+    ]
+    mchat.send("/advance 3d")  # she comes back on Monday: nothing late arrives
+    assert reminded(mchat.messages, "alice") == []
+
+
+def test_back_early_with_away_off_the_next_reminder_comes_again(
+    mchat: Transcript, mclock: SimulatedClock
+) -> None:
+    scheduled_with_bob(mchat)
+    mchat.say("/away 2026-12-03 2026-12-06")
+    until(mchat, mclock, FRIDAY_15 - timedelta(hours=5))  # Thursday's 24 h one was muted
+    assert reminded(mchat.messages, "alice") == []
+    assert "Welcome back" in mchat.say("/away off")
+    printed = until(mchat, mclock, FRIDAY_15 - timedelta(minutes=5))
+    assert reminded(printed, "alice") == ["Reminder: mock interview #1 in 1 hour"]
+
+
+def test_time_away_without_a_mock_in_it_says_nothing_about_mocks(
+    mchat: Transcript, mock_bank: QuestionBank
+) -> None:
+    scheduled_with_bob(mchat)
+    reply = mchat.say("/away 2026-12-07 2026-12-09")
+    assert "Time away #1" in reply and "Mock" not in reply

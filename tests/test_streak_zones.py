@@ -1,0 +1,226 @@
+"""After ``/tz`` mid-streak, ``/streak``'s count and the calendar it shows agree: the days
+recorded are the days counted, the calendar runs to the last counted day, and a date a move
+eastwards jumped over shows as skipped (``-``), never as missed."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bot.bootstrap import App
+from bot.core.away import AWAY
+from bot.core.clock import SimulatedClock
+from bot.core.messages import Card
+from bot.core.model import User
+from bot.core.ports import Port
+from bot.core.streaks import (
+    MARK_ACTIVE,
+    MARK_MISSED,
+    MARK_OFF,
+    STREAKS,
+    DayMark,
+    StreakState,
+    record_activity,
+    streak_view,
+)
+from tests.support import Transcript
+from tests.test_quiz import answer_right, chat_for, running_app
+
+ZONES = [
+    "UTC",
+    "Europe/Berlin",
+    "America/New_York",
+    "America/Los_Angeles",
+    "Asia/Tokyo",
+    "Asia/Kolkata",
+    "Australia/Lord_Howe",
+    "Pacific/Kiritimati",  # UTC+14
+    "Pacific/Pago_Pago",  # UTC-11
+]
+
+
+@pytest.fixture
+def app(db_url: str, clock: SimulatedClock, tmp_path: Path) -> Iterator[App]:
+    yield from running_app(db_url, clock, tmp_path)
+
+
+def answer(chat: Transcript, app: App) -> None:
+    chat.send("/quiz 1")
+    answer_right(chat, app)
+
+
+def calendar_rows(text: str) -> list[str]:
+    """The week rows of the /streak calendar, their cells only ("Mo Tu …" order)."""
+    start = text.index("Mo Tu We Th Fr Sa Su")
+    rows = text[start:].split("\n")[1:5]
+    return [row[7:] for row in rows]
+
+
+def cells(text: str) -> str:
+    """The calendar's marks in order, one character a day shown."""
+    return "".join("".join(row.split()) for row in calendar_rows(text))
+
+
+def count_of(text: str) -> int:
+    if "No streak running" in text:
+        return 0
+    return int(text.split("🔥 ", 1)[1].split("-day streak", 1)[0])
+
+
+# -- the stories, on both databases -----------------------------------------------------------
+
+
+def test_two_days_answered_in_berlin_stay_two_after_moving_to_new_york(
+    app: App, clock: SimulatedClock
+) -> None:
+    chat = chat_for(app)
+    chat.send("/tz Europe/Berlin")
+    answer(chat, app)  # Tue 1 Dec 10:00 Berlin
+    clock.set(datetime(2026, 12, 1, 23, 30, tzinfo=UTC))
+    answer(chat, app)  # Wed 2 Dec 00:30 Berlin
+    chat.send("/tz America/New_York")  # Tue 1 Dec 18:30 there: both answers fell on Tuesday
+    shown = chat.say("/streak")
+    assert "2-day streak" in shown
+    assert cells(shown).endswith(MARK_ACTIVE * 2)  # Tue and Wed, as they were counted
+    assert cells(shown).count(MARK_ACTIVE) == 2
+
+
+def test_answering_again_after_moving_west_counts_nothing_and_shows_nothing_more(
+    app: App, clock: SimulatedClock
+) -> None:
+    chat = chat_for(app)
+    chat.send("/tz Asia/Tokyo")
+    clock.set(datetime(2026, 12, 1, 23, 0, tzinfo=UTC))
+    answer(chat, app)  # Wed 2 Dec 08:00 Tokyo
+    chat.send("/tz America/Los_Angeles")  # Tue 1 Dec 15:00 there
+    answer(chat, app)
+    shown = chat.say("/streak")
+    assert "1-day streak" in shown and cells(shown).count(MARK_ACTIVE) == 1
+    clock.set(datetime(2026, 12, 2, 18, 0, tzinfo=UTC))  # Wed 2 Dec 10:00 LA: counted already
+    answer(chat, app)
+    shown = chat.say("/streak")
+    assert "1-day streak" in shown and cells(shown).count(MARK_ACTIVE) == 1
+    clock.set(datetime(2026, 12, 3, 18, 0, tzinfo=UTC))  # Thu 3 Dec in LA: a new day
+    answer(chat, app)
+    shown = chat.say("/streak")
+    assert "2-day streak" in shown and cells(shown).count(MARK_ACTIVE) == 2
+
+
+def test_a_date_jumped_over_flying_east_shows_as_skipped_not_missed(
+    app: App, clock: SimulatedClock
+) -> None:
+    chat = chat_for(app)
+    chat.send("/tz America/Los_Angeles")
+    clock.set(datetime(2026, 12, 2, 4, 0, tzinfo=UTC))
+    answer(chat, app)  # Tue 1 Dec 20:00 LA
+    chat.send("/tz Pacific/Kiritimati")
+    clock.set(datetime(2026, 12, 2, 14, 0, tzinfo=UTC))  # Thu 3 Dec 04:00 there; Wed 06:00 in LA
+    answer(chat, app)
+    shown = chat.say("/streak")
+    assert "2-day streak" in shown
+    assert cells(shown).endswith(MARK_ACTIVE + MARK_OFF + MARK_ACTIVE)  # Tue ■, Wed -, Thu ■
+
+
+# -- the rule, over any zones -----------------------------------------------------------------
+
+
+@dataclass
+class MemoryStreaks:
+    """The streak repository in memory (a user who never answered a daily: every day due)."""
+
+    zone: str = "UTC"
+    state: StreakState = field(default_factory=StreakState)
+    marks: dict[date, DayMark] = field(default_factory=dict)
+
+    def get(self, user: User) -> StreakState:
+        return self.state
+
+    def save(self, user: User, state: StreakState) -> None:
+        self.state = state
+
+    def add_day(self, user: User, day: date, *, answers: int = 1, frozen: bool = False) -> None:
+        mark = self.marks.get(day, DayMark(0, False))
+        self.marks[day] = replace(
+            mark, answers=mark.answers + answers, frozen=mark.frozen or frozen
+        )
+
+    def days(self, user: User, first: date, last: date) -> dict[date, DayMark]:
+        return {d: m for d, m in self.marks.items() if first <= d <= last}
+
+    def zone_of(self, user: User) -> str:
+        return self.zone
+
+    def first_day(self, user: User) -> date | None:
+        return min(self.marks, default=None)
+
+    def scheduled_days(
+        self, user: User, first: date, last: date, zone_name: str
+    ) -> frozenset[date] | None:
+        return None
+
+
+class NoTimeAway:
+    def ranges(self, user: User, first: date, last: date) -> list[tuple[date, date]]:
+        return []
+
+
+@dataclass
+class MemoryUow:
+    streaks: MemoryStreaks
+
+    def __getitem__(self, port: Port[Any]) -> Any:
+        return {STREAKS.name: self.streaks, AWAY.name: NoTimeAway()}[port.name]
+
+
+USER = User(1, 1, "u1", "u1", None)
+
+
+def shown_after(steps: list[tuple[int, str | None]], start: datetime) -> list[Card]:
+    """Answer after each step's minutes, switching zone first when it names one; the
+    /streak card after every answer."""
+    streaks = MemoryStreaks()
+    uow: Any = MemoryUow(streaks)
+    when = start
+    cards = []
+    for minutes, new_zone in steps:
+        when += timedelta(minutes=minutes)
+        if new_zone is not None:
+            streaks.zone = new_zone
+        record_activity(uow, USER, when)
+        cards.append(streak_view(uow, USER, when))
+    return cards
+
+
+steps = st.lists(
+    st.tuples(
+        st.integers(min_value=1, max_value=22 * 60),  # under 23 hours: never a break
+        st.one_of(st.none(), st.sampled_from(ZONES)),
+    ),
+    min_size=1,
+    max_size=20,  # at most 19 days: all within the calendar's four weeks
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(steps=steps, start_zone=st.sampled_from(ZONES), hour=st.integers(0, 23))
+def test_whatever_the_zone_changes_the_count_is_the_answered_days_the_calendar_shows(
+    steps: list[tuple[int, str | None]], start_zone: str, hour: int
+) -> None:
+    first, *rest = steps
+    cards = shown_after(
+        [(first[0], first[1] or start_zone), *rest], datetime(2026, 10, 20, hour, tzinfo=UTC)
+    )
+    for card in cards:
+        text = "\n".join(card.blocks)
+        count, marks = count_of(card.title), cells(text)
+        assert count == marks.count(MARK_ACTIVE)  # what /streak says is what it shows
+        since_start = marks[marks.index(MARK_ACTIVE) :]
+        assert MARK_MISSED not in since_start  # nothing inside a running streak is missed
+        assert since_start.endswith(MARK_ACTIVE)  # and the last counted day is shown
