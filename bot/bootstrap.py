@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
+import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import timedelta
 
 from sqlalchemy import Engine
@@ -24,21 +26,27 @@ from bot.core.errors import ConfigError
 from bot.core.events import Event
 from bot.core.grading.reference import set_reference_backend
 from bot.core.leaderboard import WeeklyRecapJob
-from bot.core.messages import Outgoing
+from bot.core.messages import OUTBOX, Outgoing, until
 from bot.core.mock.jobs import MockClockJob, MockReminderJob
 from bot.core.mock.rounds import PairingRoundJob
+from bot.core.model import WORKSPACES
 from bot.core.ports import UnitOfWork
 from bot.core.quiz.live import LiveQuizJob
 from bot.core.season_board import SeasonEndJob
 from bot.core.streaks import StreakNudgeJob
 from bot.db import migrate
 from bot.db.engine import check_connection, make_engine, make_session_factory
+from bot.db.outage import OUTAGE
 from bot.db.questions import sync_questions
 from bot.db.seen import DeliveryLog
 from bot.db.uow import SqlUnitOfWork
 from bot.delivery import Notifier, OutboxDeliverer
 from bot.metrics import EVENT_SECONDS, EVENTS
 from bot.scheduler import DueRunner
+
+log = logging.getLogger(__name__)
+#: How long a reply the platform refused stays worth retrying (``App.send_later``).
+REPLY_STALE_AFTER = timedelta(minutes=30)
 
 
 @dataclass
@@ -89,9 +97,47 @@ class App:
         self.runner.deliverer.start()
         started = time.perf_counter()
         replies = await asyncio.to_thread(self.bot.handle, event)
+        OUTAGE.answered()
         EVENTS.labels(event.platform, event.kind.value).inc()
         EVENT_SECONDS.labels(event.platform).observe(time.perf_counter() - started)
         return replies
+
+    async def send_later(
+        self, platform: str, workspace: str, reply: Outgoing, wait: float, reason: str
+    ) -> None:
+        """A reply the platform could not take now (an HTTP 5xx, a 429 that outlasted the
+        adapter's own retry, the network): queue it in the outbox, due in ``wait`` seconds,
+        so that delivery retries it with backoff until it is :data:`REPLY_STALE_AFTER` old and
+        only then drops it, with a log line. ``workspace`` is the platform's id of it.
+
+        Never raises: the user's action was handled; if even the database refuses, that is
+        logged (with the reply's recipient) and the reply is lost."""
+        now = self.clock.now()
+        later = until(reply, now + REPLY_STALE_AFTER)
+        key = reply.key or f"reply:{uuid.uuid4().hex}"
+        if not reply.key:
+            later = replace(later, key=key)
+
+        def queue() -> None:
+            with self.uow() as uow:
+                ws = uow[WORKSPACES].ensure(platform, workspace)
+                uow[OUTBOX].add(ws, platform, later, key, now + timedelta(seconds=wait))
+                uow.commit()
+
+        try:
+            await asyncio.to_thread(queue)
+        except Exception:
+            log.exception("a %s reply to %s was lost: it could not be queued", platform, reply.to)
+            return
+        log.warning(
+            "%s could not take a %s reply to %s now (%s); the outbox retries it until %s",
+            platform,
+            reply.delivery.value,
+            reply.to,
+            reason,
+            (now + REPLY_STALE_AFTER).isoformat(timespec="seconds"),
+        )
+        self.runner.deliverer.poke()
 
     async def stop(self) -> None:
         """Stop the background delivery after the pass in flight (before :meth:`close`)."""

@@ -5,8 +5,16 @@ delivers it late, never not at all; the idempotency key (``OutboxRow.key``, also
 ``Outgoing.key``) lets a platform adapter drop a resend where the platform allows it.
 
 Throughput and pacing: rows are claimed in batches (``FOR UPDATE SKIP LOCKED`` plus a
-short claim lease, so several workers share the outbox), sent concurrently, and marked in
-one transaction per batch, while the next batch is already being claimed. Each platform's
+short claim lease, so several workers share the outbox) and sent concurrently, while the
+next batch is already being claimed. Each message is marked as soon as it was sent (group
+commits of whatever finished meanwhile), and a sending slot takes its next message only
+once its last one is marked: a crash (``kill -9``) repeats at most the messages in flight,
+one per slot, never a batch.
+
+A failed send is retried with backoff for as long as the message is worth sending: a
+daily post until its reveal, a mock reminder until the mock starts (the ``stale_at`` tag,
+``bot.core.messages.until``), anything else for :data:`DEFAULT_STALE_AFTER`; then it is
+dropped with a log line. Each platform's
 notifier paces its own sends (aiolimiter: per channel and per workspace on Slack, per bot
 on Discord), the one pacing system, which ``bench/fanout.py`` measures; a
 :class:`RetryLater` from the platform (HTTP 429 with ``Retry-After``) reschedules the
@@ -26,21 +34,25 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol, TypeVar
 
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from bot.core.clock import Clock
-from bot.core.messages import Outgoing, from_payload
+from bot.core.messages import Outgoing, from_payload, stale_at
 from bot.db.models import OutboxRow
+from bot.db.outage import OUTAGE, is_outage
 from bot.metrics import OUTBOX
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
-MAX_TRIES = 8
 CLAIM_FOR = timedelta(minutes=2)
+#: How long a message that does not say (``bot.core.messages.until``) is worth sending:
+#: a failing send is retried with backoff until then.
+DEFAULT_STALE_AFTER = timedelta(hours=24)
+_Claimed = tuple[int, str, dict[str, object], datetime]
 
 
 class RetryLater(Exception):
@@ -82,15 +94,63 @@ def backoff(tries: int) -> timedelta:
     return timedelta(seconds=min(5 * 2 ** max(tries - 1, 0), 1800))
 
 
+def stale_deadline(message: Outgoing, created_at: datetime) -> datetime:
+    """Until when ``message`` (queued at ``created_at``) is worth sending: what it says
+    itself, else :data:`DEFAULT_STALE_AFTER` after it was queued."""
+    if created_at.tzinfo is None:  # SQLite hands back naive UTC
+        created_at = created_at.replace(tzinfo=UTC)
+    return stale_at(message) or created_at + DEFAULT_STALE_AFTER
+
+
 @dataclass(slots=True)
 class _Result:
     row_id: int
     platform: str
     message: Outgoing
+    stale_at: datetime
     ref: str | None = None
     error: str | None = None
     wait: timedelta | None = None
     rate_limited: bool = False
+    stale: bool = False  # worth nothing any more: dropped unsent
+
+
+class _Marks:
+    """Writes each message's outcome as soon as it is known, in group commits: whatever
+    finished while one transaction was being written goes into the next one. A sender
+    waits for its own outcome to be written before it takes the next message, so a crash
+    repeats at most the messages whose sends were in flight (one per sending slot), never
+    a whole batch."""
+
+    def __init__(self, write: Callable[[Sequence[_Result]], int]) -> None:
+        self._write = write
+        self._queued: list[tuple[_Result, asyncio.Future[None]]] = []
+        self._writer: asyncio.Task[None] | None = None
+
+    async def mark(self, result: _Result) -> None:
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._queued.append((result, future))
+        if self._writer is None or self._writer.done():
+            self._writer = asyncio.create_task(self._drain())
+        await asyncio.shield(future)
+
+    async def _drain(self) -> None:
+        while self._queued:
+            group, self._queued = self._queued, []
+            try:
+                await in_thread(self._write, [result for result, _ in group])
+            except Exception as exc:
+                for _, future in group:
+                    if not future.done():
+                        future.set_exception(exc)
+            except BaseException:
+                for _, future in group:
+                    future.cancel()
+                raise
+            else:
+                for _, future in group:
+                    if not future.done():
+                        future.set_result(None)
 
 
 class OutboxDeliverer:
@@ -102,6 +162,7 @@ class OutboxDeliverer:
         batch: int = 250,
         concurrency: int = 64,
         batches_in_flight: int = 2,
+        renew_every: float = CLAIM_FOR.total_seconds() / 3,
     ) -> None:
         self.session_factory = session_factory
         self.clock = clock
@@ -109,6 +170,7 @@ class OutboxDeliverer:
         self.batch = batch
         self.concurrency = concurrency
         self.batches_in_flight = batches_in_flight
+        self.renew_every = renew_every  # seconds between renewals of a batch's claim
         self._lock: asyncio.Lock | None = None  # one delivery pass at a time in this process
         self._lock_loop: asyncio.AbstractEventLoop | None = None
         self._slots: asyncio.Semaphore | None = None
@@ -131,11 +193,11 @@ class OutboxDeliverer:
                 .limit(1)
             )
 
-    def _claim(self, now: datetime) -> list[tuple[int, str, dict[str, object]]]:
+    def _claim(self, now: datetime) -> list[_Claimed]:
         """Claim due rows for this worker (SKIP LOCKED on PostgreSQL) and return them."""
         with self.session_factory() as session, session.begin():
             query = (
-                select(OutboxRow.id, OutboxRow.platform, OutboxRow.payload)
+                select(OutboxRow.id, OutboxRow.platform, OutboxRow.payload, OutboxRow.created_at)
                 .where(
                     OutboxRow.status == "pending",
                     OutboxRow.next_attempt_at <= now,
@@ -154,7 +216,7 @@ class OutboxDeliverer:
                     .values(claimed_until=now + CLAIM_FOR)
                     .execution_options(synchronize_session=False)
                 )
-            return [(r.id, r.platform, dict(r.payload)) for r in rows]
+            return [(r.id, r.platform, dict(r.payload), r.created_at) for r in rows]
 
     # -- the background task ---------------------------------------------------------------
 
@@ -259,8 +321,12 @@ class OutboxDeliverer:
             try:
                 if not self._stopping:
                     await self.deliver_due()
-            except Exception:
-                log.exception("outbox delivery failed; it runs again on the next nudge")
+                    OUTAGE.answered()
+            except Exception as exc:
+                if is_outage(exc):
+                    OUTAGE.failed(exc)  # said once per outage
+                else:
+                    log.exception("outbox delivery failed; it runs again on the next nudge")
             self._completed = target
             async with self._done:
                 self._done.notify_all()
@@ -297,32 +363,77 @@ class OutboxDeliverer:
             sent += sum(await asyncio.gather(*pending))
         return sent
 
-    async def _send_batch(self, claimed: Sequence[tuple[int, str, dict[str, object]]]) -> int:
-        results = await asyncio.gather(
-            *(self._send_one(row_id, platform, payload) for row_id, platform, payload in claimed)
-        )
-        return await in_thread(self._record, results)
+    async def _send_batch(self, claimed: Sequence[_Claimed]) -> int:
+        marks = _Marks(self._record)
+        unsent = {row[0] for row in claimed}
+        renewing = asyncio.create_task(self._keep_claimed(unsent))
+        try:
+            sent = await asyncio.gather(
+                *(self._send_one(marks, *row, unsent=unsent) for row in claimed)
+            )
+        finally:
+            renewing.cancel()
+            with suppress(asyncio.CancelledError):
+                await renewing
+        return sum(sent)
 
-    async def _send_one(self, row_id: int, platform: str, payload: dict[str, object]) -> _Result:
+    async def _keep_claimed(self, unsent: set[int]) -> None:
+        """Renew the claim on a batch's messages not yet sent while it is being sent (pacing
+        may take longer than one lease), so that no other worker takes them meanwhile; a
+        dead worker's claims still run out within :data:`CLAIM_FOR`."""
+        while True:
+            await asyncio.sleep(self.renew_every)
+            if unsent:
+                await in_thread(self._renew, sorted(unsent))
+
+    def _renew(self, row_ids: Sequence[int]) -> None:
+        with self.session_factory() as session, session.begin():
+            session.execute(
+                update(OutboxRow)
+                .where(OutboxRow.id.in_(row_ids), OutboxRow.status == "pending")
+                .values(claimed_until=self.clock.now() + CLAIM_FOR)
+                .execution_options(synchronize_session=False)
+            )
+
+    async def _send_one(
+        self,
+        marks: _Marks,
+        row_id: int,
+        platform: str,
+        payload: dict[str, object],
+        created_at: datetime,
+        *,
+        unsent: set[int],
+    ) -> int:
+        """Send one message and write its outcome before the slot is free again."""
         message = from_payload(payload)
-        result = _Result(row_id, platform, message)
+        result = _Result(row_id, platform, message, stale_deadline(message, created_at))
         assert self._slots is not None
         async with self._slots:
-            try:
-                result.ref = await self.notifiers[platform].send(message)
-            except RetryLater as exc:
-                result.error, result.rate_limited = str(exc), True
-                result.wait = timedelta(seconds=exc.retry_after)
-            except Exception as exc:
-                log.exception("delivery of outbox message %s failed", row_id)
-                result.error = type(exc).__name__
-        return result
+            if self.clock.now() >= result.stale_at:
+                result.stale = True
+            else:
+                try:
+                    result.ref = await self.notifiers[platform].send(message)
+                except RetryLater as exc:
+                    result.error, result.rate_limited = str(exc), True
+                    result.wait = timedelta(seconds=exc.retry_after)
+                except Exception as exc:
+                    log.exception("delivery of outbox message %s failed", row_id)
+                    result.error = type(exc).__name__
+            await marks.mark(result)
+            unsent.discard(row_id)
+        return 1 if result.error is None and not result.stale else 0
 
     def _record(self, results: Sequence[_Result]) -> int:
-        """Mark a batch's outcome in one transaction; returns how many were sent."""
+        """Write the outcome of messages in one transaction; returns how many were sent.
+
+        A failed message is tried again with backoff (a rate-limited one when the platform
+        said) for as long as it is worth sending, and dropped, with a log line, once the
+        next try would come after that."""
         now = self.clock.now()
-        sent = [r for r in results if r.error is None]
-        failed = [r for r in results if r.error is not None]
+        sent = [r for r in results if r.error is None and not r.stale]
+        failed = [r for r in results if r.error is not None or r.stale]
         with self.session_factory() as session, session.begin():
             if sent:
                 session.execute(
@@ -341,17 +452,32 @@ class OutboxDeliverer:
             for r in failed:
                 row = session.get_one(OutboxRow, r.row_id)
                 row.claimed_until = None
-                row.last_error = r.error
+                if r.error is not None:
+                    row.last_error = r.error
                 if r.rate_limited:
                     # The platform said when: that is not a failure of the message.
-                    row.next_attempt_at = now + (r.wait or timedelta(0))
-                    continue
-                row.tries += 1
-                if row.tries >= MAX_TRIES:
-                    row.status = "failed"
-                    log.error("giving up on outbox message %s after %s tries", r.row_id, row.tries)
+                    retry_at = now + (r.wait or timedelta(0))
+                elif r.stale:
+                    retry_at = now
                 else:
-                    row.next_attempt_at = now + backoff(row.tries)
+                    row.tries += 1
+                    retry_at = now + backoff(row.tries)
+                if r.stale or retry_at >= r.stale_at:
+                    row.status = "failed"
+                    log.warning(
+                        "dropped outbox message %s (%s %s to %s): not sent by %s, when it "
+                        "stopped being worth sending; %d tries, last error: %s",
+                        r.row_id,
+                        r.platform,
+                        r.message.delivery.value,
+                        r.message.to,
+                        r.stale_at.isoformat(timespec="seconds"),
+                        row.tries,
+                        row.last_error or "none",
+                    )
+                else:
+                    row.next_attempt_at = retry_at
+        sent_ids = {r.row_id for r in sent}
         for r in results:
-            OUTBOX.labels(r.platform, "sent" if r.error is None else "failed").inc()
+            OUTBOX.labels(r.platform, "sent" if r.row_id in sent_ids else "failed").inc()
         return len(sent)

@@ -18,6 +18,7 @@ from bot.core.clock import SimulatedClock
 from bot.core.context import Services
 from bot.core.due import DueJob
 from bot.core.ports import UnitOfWork
+from bot.db.outage import OUTAGE, is_outage
 from bot.delivery import OutboxDeliverer, in_thread
 
 log = logging.getLogger(__name__)
@@ -80,9 +81,13 @@ class DueRunner:
         for _ in range(MAX_ROUNDS):
             try:
                 count = await in_thread(self._run_round, job, now)
-            except Exception:
-                log.exception("due job %s failed", job.name)
+            except Exception as exc:
+                if is_outage(exc):
+                    OUTAGE.failed(exc)  # said once per outage, not once per job and tick
+                else:
+                    log.exception("due job %s failed", job.name)
                 return total
+            OUTAGE.answered()
             total += count
             if not isinstance(batch, int) or count < batch:
                 break

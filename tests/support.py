@@ -5,10 +5,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Iterator
+from contextlib import contextmanager
 from datetime import datetime
 
-from sqlalchemy import func, insert, select
+from sqlalchemy import Engine, func, insert, make_url, select, text
 
 from bot.adapters.console.session import ConsoleSession
 from bot.bootstrap import App
@@ -222,3 +223,21 @@ async def _read_response(reader: asyncio.StreamReader) -> tuple[int, bytes]:
         (int(f.split(":", 1)[1]) for f in fields if f.lower().startswith("content-length:")), 0
     )
     return int(status_line.split()[1]), await reader.readexactly(length)
+
+
+@contextmanager
+def database_down(admin: Engine, url: str) -> Iterator[None]:
+    """No connection to the test's database is possible (those open are cut) until the
+    block ends: PostgreSQL stopped or restarting, as far as the bot can tell."""
+    name = make_url(url).database
+    with admin.connect() as conn:
+        conn.execute(text(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS false'))
+        conn.execute(
+            text("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = :n"),
+            {"n": name},
+        )
+    try:
+        yield
+    finally:
+        with admin.connect() as conn:
+            conn.execute(text(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS true'))

@@ -4,18 +4,27 @@ own: tests/adapters/slack/test_slack_delivery.py)."""
 from __future__ import annotations
 
 import asyncio
-from datetime import timedelta
+import logging
+from datetime import datetime, timedelta
 
+import pytest
 from sqlalchemy import select
 
 from bot.bootstrap import App
 from bot.core.clock import SimulatedClock
 from bot.core.daily.schedule import DAILY
-from bot.core.messages import Card, Delivery, Outgoing
+from bot.core.messages import Card, Delivery, Outgoing, from_payload, until
 from bot.core.model import WORKSPACES
-from bot.db.models import OutboxRow, WorkspaceRow
-from bot.delivery import OutboxDeliverer, RetryLater
+from bot.db.models import DailyPromptRow, OutboxRow, WorkspaceRow
+from bot.delivery import (
+    CLAIM_FOR,
+    DEFAULT_STALE_AFTER,
+    OutboxDeliverer,
+    RetryLater,
+    stale_deadline,
+)
 from tests.conftest import START
+from tests.support import Transcript
 
 
 class FakeTime:
@@ -40,12 +49,13 @@ class LimitedPlatform:
         self.arrivals: list[tuple[float, Outgoing]] = []
         self.refuse: dict[str, float] = {}
         self.fail: set[str] = set()
+        self.fail_always = False
 
     async def send(self, message: Outgoing) -> str | None:
         key = message.key or ""
         if key in self.refuse:
             raise RetryLater(self.refuse.pop(key))
-        if key in self.fail:
+        if key in self.fail or self.fail_always:
             self.fail.discard(key)
             raise ConnectionError("platform down")
         self.arrivals.append((self.time.now, message))
@@ -121,3 +131,154 @@ def test_a_worker_does_not_take_messages_another_worker_has_claimed(app: App) ->
     claimed = first._claim(app.clock.now())
     assert len(claimed) == 3
     assert asyncio.run(deliverer(app, platform, time).deliver_due()) == 0
+
+
+def _row(app: App) -> OutboxRow:
+    with app.session_factory() as session:
+        return session.scalars(select(OutboxRow)).one()
+
+
+def _retry_while_failing(
+    app: App, clock: SimulatedClock, outbox: OutboxDeliverer, end: datetime
+) -> None:
+    """Deliver at every retry time the outbox set, until ``end`` or the row is settled."""
+    while clock.now() < end:
+        row = _row(app)
+        if row.status != "pending":
+            return
+        clock.set(max(row.next_attempt_at, clock.now()))
+        asyncio.run(outbox.deliver_due())
+
+
+def test_a_failing_daily_post_is_retried_until_its_reveal_then_dropped_with_a_log_line(
+    app: App, clock: SimulatedClock, caplog: pytest.LogCaptureFixture
+) -> None:
+    time = FakeTime()
+    platform = LimitedPlatform(time)
+    reveal = START + timedelta(hours=6)
+    queue(app, [until(post("C1", 1), reveal)])
+    platform.fail_always = True
+    outbox = deliverer(app, platform, time)
+    with caplog.at_level(logging.WARNING, logger="bot.delivery"):
+        _retry_while_failing(app, clock, outbox, START + timedelta(hours=5))
+        row = _row(app)
+        # Hours of failure (the old outbox gave up after eight tries, about 10 minutes).
+        assert (row.status, row.last_error) == ("pending", "ConnectionError")
+        assert row.tries > 8
+        assert not [r for r in caplog.records if "dropped outbox message" in r.getMessage()]
+        _retry_while_failing(app, clock, outbox, reveal + timedelta(hours=1))
+    row = _row(app)
+    assert row.status == "failed"
+    assert clock.now() <= reveal
+    dropped = [r.getMessage() for r in caplog.records if "dropped outbox message" in r.getMessage()]
+    assert len(dropped) == 1
+    assert "C1" in dropped[0] and "ConnectionError" in dropped[0]
+    assert platform.arrivals == []
+
+
+def test_a_daily_post_that_recovers_before_its_reveal_is_sent_once(
+    app: App, clock: SimulatedClock
+) -> None:
+    time = FakeTime()
+    platform = LimitedPlatform(time)
+    queue(app, [until(post("C1", 1), START + timedelta(hours=6))])
+    platform.fail_always = True
+    outbox = deliverer(app, platform, time)
+    _retry_while_failing(app, clock, outbox, START + timedelta(hours=2))
+    platform.fail_always = False
+    _retry_while_failing(app, clock, outbox, START + timedelta(hours=6))
+    assert _row(app).status == "sent"
+    assert [m.key for _, m in platform.arrivals] == ["k-C1-1"]
+
+
+def test_a_message_that_went_stale_before_it_was_claimed_is_dropped_unsent(
+    app: App, clock: SimulatedClock, caplog: pytest.LogCaptureFixture
+) -> None:
+    time = FakeTime()
+    platform = LimitedPlatform(time)
+    queue(app, [until(post("C1", 1), START + timedelta(minutes=1)), post("C2", 1)])
+    clock.advance(timedelta(minutes=2))
+    with caplog.at_level(logging.WARNING, logger="bot.delivery"):
+        assert asyncio.run(deliverer(app, platform, time).deliver_due()) == 1
+    assert [m.key for _, m in platform.arrivals] == ["k-C2-1"]
+    with app.session_factory() as session:
+        statuses = {k: s for k, s in session.execute(select(OutboxRow.key, OutboxRow.status))}
+    assert statuses == {"k-C1-1": "failed", "k-C2-1": "sent"}
+    assert any("dropped outbox message" in r.getMessage() for r in caplog.records)
+
+
+def test_a_rate_limit_past_the_messages_use_drops_it(app: App, clock: SimulatedClock) -> None:
+    time = FakeTime()
+    platform = LimitedPlatform(time)
+    queue(app, [until(post("C1", 1), START + timedelta(seconds=20))])
+    platform.refuse["k-C1-1"] = 60.0
+    assert asyncio.run(deliverer(app, platform, time).deliver_due()) == 0
+    assert _row(app).status == "failed"
+
+
+def test_a_message_that_does_not_say_is_retried_for_a_day(app: App, clock: SimulatedClock) -> None:
+    time = FakeTime()
+    platform = LimitedPlatform(time)
+    queue(app, [post("C1", 1)])
+    platform.fail_always = True
+    outbox = deliverer(app, platform, time)
+    _retry_while_failing(app, clock, outbox, START + DEFAULT_STALE_AFTER - timedelta(hours=1))
+    assert _row(app).status == "pending"
+    _retry_while_failing(app, clock, outbox, START + DEFAULT_STALE_AFTER + timedelta(hours=1))
+    assert _row(app).status == "failed"
+    assert clock.now() <= START + DEFAULT_STALE_AFTER
+
+
+def test_a_daily_post_is_worth_sending_until_its_reveal(app: App, chat: Transcript) -> None:
+    chat.send("/daily")
+    with app.session_factory() as session:
+        prompt = session.scalars(select(DailyPromptRow)).one()
+        row = session.scalars(select(OutboxRow).where(OutboxRow.key.like("daily:%:post"))).one()
+    assert stale_deadline(from_payload(row.payload), row.created_at) == prompt.reveal_at
+
+
+class HeldPlatform:
+    """Every send waits until ``release`` is set (a batch paced slower than its claim)."""
+
+    def __init__(self) -> None:
+        self.release = asyncio.Event()
+        self.waiting = asyncio.Event()
+        self.sent: list[str] = []
+
+    async def send(self, message: Outgoing) -> str | None:
+        self.waiting.set()
+        await self.release.wait()
+        self.sent.append(message.key or "")
+        return f"ts-{len(self.sent)}"
+
+
+def test_a_batch_slower_than_its_claim_is_not_taken_by_another_worker(
+    app: App, clock: SimulatedClock
+) -> None:
+    queue(app, [post(f"C{n}", 1) for n in range(3)])
+
+    def renewed() -> bool:
+        with app.session_factory() as session:
+            leases = session.scalars(select(OutboxRow.claimed_until)).all()
+        return all(lease is not None and lease > clock.now() for lease in leases)
+
+    async def scenario() -> tuple[int, int, list[str]]:
+        held = HeldPlatform()
+        first = OutboxDeliverer(
+            app.session_factory, app.clock, {"slack": held}, batch=7, renew_every=0.01
+        )
+        sending = asyncio.create_task(first.deliver_due())
+        await held.waiting.wait()
+        clock.advance(CLAIM_FOR * 2)  # the first claim has run out by now
+        for _ in range(500):
+            if await asyncio.to_thread(renewed):
+                break
+            await asyncio.sleep(0.01)
+        other = LimitedPlatform(FakeTime())
+        taken = await deliverer(app, other, FakeTime()).deliver_due()
+        held.release.set()
+        return taken, await sending, held.sent + [m.key or "" for _, m in other.arrivals]
+
+    taken, sent, keys = asyncio.run(scenario())
+    assert (taken, sent) == (0, 3)
+    assert sorted(keys) == ["k-C0-1", "k-C1-1", "k-C2-1"]

@@ -19,11 +19,12 @@ from bot.config import Settings
 from bot.core.bank import QuestionBank
 from bot.core.clock import SimulatedClock
 from bot.core.content import load_pack
-from bot.core.messages import Delivery, Outgoing
+from bot.core.messages import Delivery, Outgoing, from_payload
 from bot.core.mock.jobs import MockReminderJob
 from bot.core.mock.model import MOCKS
 from bot.core.model import WORKSPACES
 from bot.db.models import MockInterviewRow, OutboxRow, ReminderRow
+from bot.delivery import stale_deadline
 from tests.support import Transcript, row_counts
 
 START = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)  # Tue; 10:00 in Berlin, 04:00 in New York
@@ -432,3 +433,18 @@ def test_a_peer_in_another_zone_is_reminded_in_their_own_time(mchat: Transcript,
     (to_alice,) = [m for m in dms(mchat.messages[start:], "alice") if "in 1 hour" in m.text]
     assert "Fri 04 Dec 2026 15:00 CET" in to_alice.text
     assert "you interview bob" in to_alice.text
+
+
+def test_a_queued_reminder_is_worth_sending_until_its_mock_starts(
+    mchat: Transcript, mapp: App, mclock: SimulatedClock
+) -> None:
+    mchat.send("/mock schedule tomorrow 3pm")  # 15:00 CET is 14:00 UTC
+    mclock.set(datetime(2026, 12, 1, 14, 0, tzinfo=UTC))
+    assert _claim_reminders_now(mapp) == 1
+    with mapp.session_factory() as session:
+        row = session.scalars(
+            select(OutboxRow).where(OutboxRow.key.startswith("mock:1:remind:"))
+        ).one()
+    assert stale_deadline(from_payload(row.payload), row.created_at) == datetime(
+        2026, 12, 2, 14, 0, tzinfo=UTC
+    )

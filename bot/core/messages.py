@@ -9,8 +9,8 @@ direct message, as an update of an earlier message, or as a form (modal).
 from __future__ import annotations
 
 import base64
-from dataclasses import dataclass, field
-from datetime import datetime
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any, Protocol
 
@@ -123,6 +123,28 @@ class Outgoing:
 def say(to: str, text: str, *, channel: str | None = None) -> Outgoing:
     """A private one-line reply to ``to``: the most common answer to a command."""
     return Outgoing(Delivery.PRIVATE, to, Card(blocks=(text,)), channel=channel)
+
+
+#: The tag that says until when a queued message is worth sending (an ISO 8601 instant):
+#: the outbox retries a failing send until then, and drops it with a log line after.
+STALE_AT = "stale_at"
+
+
+def until(message: Outgoing, when: datetime) -> Outgoing:
+    """``message``, worth sending only until ``when`` (a daily post until its reveal, a
+    reminder until its mock starts); the outbox drops it, with a log line, after that."""
+    return replace(message, tags={**message.tags, STALE_AT: when.astimezone(UTC).isoformat()})
+
+
+def stale_at(message: Outgoing) -> datetime | None:
+    """Until when ``message`` is worth sending (see :func:`until`); None when it does not say."""
+    value = message.tags.get(STALE_AT)
+    if not value:
+        return None
+    try:
+        return datetime.fromisoformat(value)
+    except ValueError:
+        return None
 
 
 def to_payload(message: Outgoing) -> dict[str, object]:

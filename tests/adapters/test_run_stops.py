@@ -20,11 +20,16 @@ from pathlib import Path
 import aiohttp
 import pytest
 from nacl.signing import SigningKey
+from sqlalchemy import func, select
 
+from bot.core.bank import QuestionBank
+from bot.core.content import Question
+from bot.db.engine import make_engine
+from bot.db.models import AttemptRow, DailyPromptRow, OutboxRow
 from tests.adapters.discord import payloads as dp
 from tests.adapters.discord.fake_discord import FakeDiscord
-from tests.adapters.slack.fake_slack import FakeSlack
-from tests.adapters.slack.payloads import SECRET, signed_headers, slash
+from tests.adapters.slack.fake_slack import BOT_USER_ID, FakeSlack
+from tests.adapters.slack.payloads import SECRET, message_event, signed_headers, slash
 
 #: Seconds from the signal to the exit. docker stop waits 10 s before it kills.
 STOP_BOUND = 5.0
@@ -299,5 +304,86 @@ async def test_discord_http_interactions_stop_within_seconds(
     ):
         assert (response.status, await response.json()) == (200, {"type": 1})
     assert await run.stop() < STOP_BOUND
+    assert run.process.returncode == 0, run.log
+    assert_quiet(run)
+
+
+BURST = 120
+USERS_INFO_HELD = 7.0  # seconds: longer than the 5 s a stop used to give acknowledged events
+
+
+def _an_answer_to(question: Question) -> str:
+    """A real answer (graded, recorded) to ``question``, whatever its kind."""
+    if question.choices:
+        return question.choices[0]
+    if question.accepted:
+        return question.accepted[0]
+    if question.value is not None:
+        return f"{question.value:g}"
+    return question.model_answer or (question.model_answers or ("isolation",))[0]
+
+
+async def test_sigterm_after_an_answer_burst_records_and_answers_every_acknowledged_answer(
+    start: Start, fake_slack: FakeSlack, tmp_path: Path
+) -> None:
+    port = free_port()
+    run = await start(
+        SLACK_BOT_TOKEN="xoxb-test", SLACK_SIGNING_SECRET=SECRET,
+        STUDYBOT_SLACK_API_URL=fake_slack.api_url, STUDYBOT_HTTP_PORT=str(port),
+    )  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    await wait_until_healthy(url, run)
+    engine = make_engine(f"sqlite:///{tmp_path / 'studybot.db'}")
+    try:
+        async with aiohttp.ClientSession() as session:
+
+            async def send(body: str) -> int:
+                async with session.post(
+                    f"{url}/slack/events", data=body.encode(), headers=signed_headers(body)
+                ) as response:
+                    return response.status
+
+            assert await send(slash("/daily")) == 200
+            await fake_slack.wait_for("chat.postMessage")
+            ref: str | None = None
+            deadline = time.monotonic() + DEADLINE
+            while ref is None and time.monotonic() < deadline:
+                with engine.connect() as db:
+                    ref = db.scalar(
+                        select(OutboxRow.message_ref).where(OutboxRow.key.like("daily:%:post"))
+                    )
+                    question_id = db.scalar(select(DailyPromptRow.question_id))
+                await asyncio.sleep(0.05)
+            assert ref is not None and question_id is not None, run.log
+            question = QuestionBank.load().get(question_id)
+            assert question is not None
+            answer, post_ts = _an_answer_to(question), ref.split(":", 1)[1]
+            # Slack is slow to say who the users are: each answer waits for users.info.
+            users_info = fake_slack.hold("users.info")
+            bodies = [
+                message_event(
+                    answer,
+                    user=f"UB{i:04}",
+                    ts=f"1700000200.{i:06}",
+                    thread_ts=post_ts,
+                    parent_user_id=BOT_USER_ID,
+                    event_id=f"EvBurst{i}",
+                )
+                for i in range(BURST)
+            ]
+            statuses = await asyncio.gather(*(send(body) for body in bodies))
+        assert statuses == [200] * BURST  # all acknowledged
+        asyncio.get_running_loop().call_later(USERS_INFO_HELD, users_info.set)
+        seconds = await run.stop(signal.SIGTERM)
+        with engine.connect() as db:
+            recorded = db.scalar(
+                select(func.count()).select_from(AttemptRow).where(AttemptRow.answer == answer)
+            )
+    finally:
+        engine.dispose()
+    assert recorded == BURST, run.log
+    graded = {c.args.get("user") for c in fake_slack.called("chat.postEphemeral")}
+    assert graded >= {f"UB{i:04}" for i in range(BURST)}
+    assert USERS_INFO_HELD <= seconds < USERS_INFO_HELD + 10
     assert run.process.returncode == 0, run.log
     assert_quiet(run)

@@ -12,7 +12,6 @@ from pytimeparse.timeparse import timeparse as parse_duration
 
 from bot.adapters.base import report_failure
 from bot.bootstrap import App
-from bot.core.app import APOLOGY
 from bot.core.clock import SimulatedClock
 from bot.core.events import Event, EventKind
 from bot.core.messages import Outgoing, say
@@ -130,8 +129,7 @@ class ConsoleSession:
         try:
             await self._handle_line(line.strip())
         except Exception:
-            report_failure(log, PLATFORM, f"the line {line[:40]!r}")
-            self._reply(APOLOGY)
+            self._reply(report_failure(log, PLATFORM, f"the line {line[:40]!r}"))
 
     async def _handle_line(self, line: str) -> None:
         if not line:

@@ -22,9 +22,10 @@ from collections.abc import Coroutine
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+import aiohttp
 import discord
 
-from bot.adapters.base import report_failure
+from bot.adapters.base import STOP_DRAIN, report_failure
 from bot.adapters.discord.render import (
     DiscordMessage,
     message_json,
@@ -37,11 +38,12 @@ from bot.bootstrap import App
 from bot.core.app import APOLOGY
 from bot.core.events import Event, EventKind
 from bot.core.messages import Button, ButtonStyle, Card, Delivery, Outgoing, say
-from bot.delivery import Notifier
+from bot.delivery import Notifier, RetryLater
 
 log = logging.getLogger(__name__)
 ACK_WAIT = 5.0  # seconds to wait for the HTTP first response to leave before following up
-DRAIN_TIMEOUT = 10.0  # seconds shutdown waits for interactions still being answered
+RETRY_REPLY_AFTER = 5.0  # seconds before the outbox tries a reply Discord failed to take
+DRAIN_TIMEOUT = STOP_DRAIN  # seconds shutdown waits for interactions still being answered
 OWN_POSTS_CACHE = 2048
 
 
@@ -136,6 +138,23 @@ class _Progress:
 
     responded: bool = False
     deferred: bool = False
+    answered: int = 0  # of the replies to the actor, how many Discord took
+
+
+def transient(exc: BaseException) -> bool:
+    """Whether a failed send may succeed later: a 429 (however Discord said it), a 5xx, the
+    network. A 4xx other than 429 is for good."""
+    if isinstance(exc, RetryLater | discord.RateLimited | aiohttp.ClientError | OSError):
+        return True
+    if isinstance(exc, TimeoutError):
+        return True
+    return isinstance(exc, discord.HTTPException) and (exc.status == 429 or exc.status >= 500)
+
+
+def _retry_after(exc: BaseException) -> float:
+    if isinstance(exc, RetryLater | discord.RateLimited):
+        return float(exc.retry_after)
+    return RETRY_REPLY_AFTER
 
 
 def delivery_key(interaction: discord.Interaction) -> str:
@@ -212,8 +231,8 @@ class InteractionHandler:
             # Discord refused the answer itself: there is no way left to tell the user.
             report_failure(log, "discord", "answering an interaction")
         except Exception:
-            report_failure(log, "discord", f"a {event.kind.value}")
-            await self._apologise(interaction, responder, progress)
+            text = report_failure(log, "discord", f"a {event.kind.value}")
+            await self._apologise(interaction, responder, progress, text)
 
     async def _answer_event(
         self,
@@ -224,22 +243,41 @@ class InteractionHandler:
     ) -> None:
         work = asyncio.ensure_future(self.app.handle(event))
         done, _ = await asyncio.wait({work}, timeout=self.defer_after)
-        if done:
-            mine, others = self._split(interaction, event, work.result())
-            progress.responded = True  # from here on, the answer is given or refused
-            await self._answer(interaction, responder, event, mine)
-        else:
-            await responder.defer()
-            progress.responded = progress.deferred = True
-            mine, others = self._split(interaction, event, await work)
-            progress.deferred = False
-            await self._answer_deferred(interaction, event, mine)
-        await self._deliver(others)
+        mine: list[Outgoing] = []
+        try:
+            if done:
+                mine, others = self._split(interaction, event, work.result())
+                progress.responded = True  # from here on, the answer is given or refused
+                await self._answer(interaction, responder, event, mine, progress)
+            else:
+                await responder.defer()
+                progress.responded = progress.deferred = True
+                mine, others = self._split(interaction, event, await work)
+                progress.deferred = False
+                await self._answer_deferred(interaction, event, mine, progress)
+        except (discord.HTTPException, aiohttp.ClientError, OSError, TimeoutError) as exc:
+            if not mine or not transient(exc):
+                raise
+            # Discord did not take the answer now: the user gets it by DM, through the outbox.
+            await self._send_later(event, mine[progress.answered :], exc)
+            progress.answered = len(mine)
+        await self._deliver(others, event.workspace)
+
+    async def _send_later(self, event: Event, replies: list[Outgoing], exc: BaseException) -> None:
+        for reply in replies:
+            if reply.delivery is Delivery.MODAL:
+                continue  # a form opens only as the answer to an interaction
+            reason = f"HTTP {exc.status}" if isinstance(exc, discord.HTTPException) else repr(exc)
+            await self.app.send_later("discord", event.workspace, reply, _retry_after(exc), reason)
 
     async def _apologise(
-        self, interaction: discord.Interaction, responder: Responder, progress: _Progress
+        self,
+        interaction: discord.Interaction,
+        responder: Responder,
+        progress: _Progress,
+        text: str = APOLOGY,
     ) -> None:
-        reply = render(Outgoing(Delivery.PRIVATE, "", Card(blocks=(APOLOGY,))), ephemeral=True)
+        reply = render(Outgoing(Delivery.PRIVATE, "", Card(blocks=(text,))), ephemeral=True)
         try:
             if not progress.responded:
                 await responder.message(reply)
@@ -268,12 +306,19 @@ class InteractionHandler:
                 others.append(reply)
         return mine, others
 
-    async def _deliver(self, replies: list[Outgoing]) -> None:
+    async def _deliver(self, replies: list[Outgoing], workspace: str | None = None) -> None:
+        """Send replies that do not answer the interaction itself; one Discord cannot take
+        now goes to the outbox (with ``workspace``, the guild's id), which retries it."""
         for reply in replies:
             try:
                 await self.notifier.send(reply)
-            except Exception:
-                log.exception("sending a %s reply on Discord failed", reply.delivery.value)
+            except Exception as exc:
+                if workspace is None or not transient(exc):
+                    log.exception("sending a %s reply on Discord failed", reply.delivery.value)
+                    continue
+                await self.app.send_later(
+                    "discord", workspace, reply, _retry_after(exc), type(exc).__name__
+                )
 
     def _form_fallback(self, reply: Outgoing, event: Event) -> DiscordMessage:
         """A form that can no longer open as a modal: a button that opens it again."""
@@ -294,6 +339,7 @@ class InteractionHandler:
         responder: Responder,
         event: Event,
         mine: list[Outgoing],
+        progress: _Progress,
     ) -> None:
         if not mine:
             if event.kind is EventKind.COMMAND:
@@ -316,17 +362,24 @@ class InteractionHandler:
                 await interaction.edit_original_response(**message.kwargs(edit=True))
             else:
                 await responder.message(message)
+        progress.answered = 1
         for reply in rest:
             await self._follow_up(interaction, event, reply)
+            progress.answered += 1
 
     async def _answer_deferred(
-        self, interaction: discord.Interaction, event: Event, mine: list[Outgoing]
+        self,
+        interaction: discord.Interaction,
+        event: Event,
+        mine: list[Outgoing],
+        progress: _Progress,
     ) -> None:
         """After a deferral: the first private reply replaces the 'thinking' message."""
         edited = False
         for reply in mine:
             if reply.delivery is Delivery.UPDATE:
-                await self._deliver([reply])
+                await self._deliver([reply], event.workspace)
+                progress.answered += 1
                 continue
             message = (
                 self._form_fallback(reply, event)
@@ -338,6 +391,7 @@ class InteractionHandler:
                 edited = True
             else:
                 await interaction.followup.send(**message.kwargs(), ephemeral=True)
+            progress.answered += 1
         if not edited:
             await interaction.delete_original_response()
 
@@ -382,8 +436,8 @@ class InteractionHandler:
         try:
             await self._answer_message(client, message)
         except Exception:
-            report_failure(log, "discord", "a reply to a post")
-            await self._deliver([say(str(message.author.id), APOLOGY)])
+            text = report_failure(log, "discord", "a reply to a post")
+            await self._deliver([say(str(message.author.id), text)])
 
     async def _answer_message(self, client: discord.Client, message: discord.Message) -> None:
         me = client.user
@@ -405,4 +459,4 @@ class InteractionHandler:
         )
         if not event.text:
             return
-        await self._deliver(await self.app.handle(event))
+        await self._deliver(await self.app.handle(event), event.workspace)

@@ -16,7 +16,7 @@ import logging
 import re
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager, suppress
+from contextlib import asynccontextmanager
 from typing import Any
 
 import aiohttp
@@ -34,14 +34,13 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from bot.adapters.base import report_failure
+from bot.adapters.base import STOP_DRAIN, report_failure
 from bot.adapters.slack import translate
 from bot.adapters.slack.sender import SlackNotifier, SlackSender
 from bot.adapters.slack.translate import Payload, ReplyTarget, SlackUser
 from bot.adapters.slack.users import UserDirectory
 from bot.bootstrap import App
 from bot.config import Settings
-from bot.core.app import APOLOGY
 from bot.core.errors import ConfigError
 from bot.core.events import Event
 from bot.core.messages import Card, Delivery, Outgoing
@@ -86,6 +85,7 @@ BOLT_LOG = logging.getLogger("bot.adapters.slack.bolt")
 BOLT_LOG.addFilter(_drop_token_unused)
 BOLT_LOG.addFilter(_drop_request_bodies)
 
+RETRY_REPLY_AFTER = 5.0  # seconds before the outbox tries a reply Slack failed to take
 MAX_SKEW_SECONDS = 5 * 60  # Slack's own bound on a request's age
 _TIMESTAMP = re.compile(r"[0-9]{1,12}")
 _SIGNATURE = re.compile(r"v0=[0-9a-f]{64}")
@@ -234,9 +234,14 @@ class SlackAdapter:
             delay = min(delay * 2, CONNECT_RETRY_MAX)
 
     async def stop(self) -> None:
-        """Finish the events already taken (for a few seconds at most), then disconnect."""
-        with suppress(TimeoutError):
-            await self.settled(timeout=5.0)
+        """Finish the events already taken (recorded and answered; at most
+        :data:`~bot.adapters.base.STOP_DRAIN` seconds), then disconnect."""
+        try:
+            await self.settled(timeout=STOP_DRAIN)
+        except TimeoutError:
+            log.warning(
+                "Slack: stopping with %d events unfinished after %.0fs", self._busy, STOP_DRAIN
+            )
         if self.socket_handler is not None:
             await self.socket_handler.close_async()  # type: ignore[no-untyped-call]
             self.socket_handler = None
@@ -305,17 +310,16 @@ class SlackAdapter:
         try:
             yield
         except Exception:
-            report_failure(log, self.name, what)
-            await self._apologise(target, home=home)
+            await self._apologise(target, report_failure(log, self.name, what), home=home)
         finally:
             self._busy -= 1
             if self._busy == 0:
                 self._idle.set()
 
-    async def _apologise(self, target: ReplyTarget, *, home: bool) -> None:
+    async def _apologise(self, target: ReplyTarget, text: str, *, home: bool) -> None:
         if not target.user:
             return
-        card = Card(blocks=(APOLOGY,))
+        card = Card(blocks=(text,))
         try:
             if home:
                 await self.sender.publish_home(target.user, card)
@@ -438,11 +442,33 @@ class SlackAdapter:
         replies = await self.app.handle(event)
         ordered = sorted(replies, key=lambda r: r.delivery is not Delivery.MODAL)
         for reply in ordered:
-            await self._guard(
-                self.sender.send(reply, trigger_id=trigger_id, response_url=response_url),
-                reply.delivery.value,
-            )
+            await self._reply(event, reply, trigger_id, response_url)
         return replies
+
+    async def _reply(
+        self, event: Event, reply: Outgoing, trigger_id: str | None, response_url: str | None
+    ) -> None:
+        """Send one reply at once; when Slack cannot take it now (a 5xx, a 429 beyond the
+        one the client waits out, the network) the outbox retries it until it goes stale
+        (``App.send_later``). A refusal that no retry mends (a 4xx) is logged."""
+        try:
+            await self.sender.send(reply, trigger_id=trigger_id, response_url=response_url)
+        except RetryLater as exc:
+            await self.app.send_later(
+                self.name, event.workspace, reply, exc.retry_after, "rate-limited"
+            )
+        except SlackApiError as exc:
+            status = exc.response.status_code
+            if status < 500:
+                log.exception("Slack refused a %s reply", reply.delivery.value)
+                return
+            await self.app.send_later(
+                self.name, event.workspace, reply, RETRY_REPLY_AFTER, f"HTTP {status}"
+            )
+        except (SlackClientError, aiohttp.ClientError, OSError, TimeoutError) as exc:
+            await self.app.send_later(
+                self.name, event.workspace, reply, RETRY_REPLY_AFTER, type(exc).__name__
+            )
 
     async def _guard(self, call: Awaitable[object], what: str) -> None:
         """Send, and log (once, without the token) when Slack refuses; the user's next

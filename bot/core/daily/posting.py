@@ -30,7 +30,7 @@ from bot.core.daily.schedule import (
 )
 from bot.core.display import daily_seed, displayed
 from bot.core.errors import UserError
-from bot.core.messages import Button, ButtonStyle, Card, Delivery, Outgoing, say
+from bot.core.messages import Button, ButtonStyle, Card, Delivery, Outgoing, say, until
 from bot.core.model import Channel, DailyPrompt
 from bot.core.ports import UnitOfWork
 
@@ -149,12 +149,14 @@ def reveal_card(question: Question, prompt: DailyPrompt, stats: RevealStats) -> 
 
 
 def post_message(channel: Channel, question: Question, prompt: DailyPrompt) -> Outgoing:
-    return Outgoing(
+    """The channel's daily post; worth sending (and retrying) until the prompt's reveal."""
+    post = Outgoing(
         Delivery.CHANNEL,
         channel.external_id,
         prompt_card(question, prompt),
         key=post_key(prompt.id),
     )
+    return until(post, prompt.reveal_at)
 
 
 def reveal_message(

@@ -19,6 +19,7 @@ from bot.core.messages import (
     Card,
     Delivery,
     Outgoing,
+    until,
 )
 from bot.core.mock.model import (
     ABANDONED,
@@ -89,13 +90,11 @@ def dm(
     key: str,
     now: datetime,
     attachments: tuple[Attachment, ...] = (),
+    stale_at: datetime | None = None,
 ) -> None:
-    queue(
-        uow,
-        workspace,
-        Outgoing(Delivery.DM, user.external_id, card, attachments=attachments, key=key),
-        now,
-    )
+    """Queue a DM to ``user``; with ``stale_at``, worth sending only until then."""
+    message = Outgoing(Delivery.DM, user.external_id, card, attachments=attachments, key=key)
+    queue(uow, workspace, message if stale_at is None else until(message, stale_at), now)
 
 
 def user_by_id(uow: UnitOfWork, workspace: Workspace, user_id: int | None) -> User | None:

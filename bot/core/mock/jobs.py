@@ -73,6 +73,7 @@ class MockReminderJob:
                 f"mock:{due.mock.id}:remind:{due.user.id}:{due.offset_minutes}:s{due.mock.sequence}",
                 now,
                 (calendar(uow, due.workspace, due.mock, now),),
+                stale_at=due.mock.starts_at,  # a reminder says nothing once the mock began
             )
         return len(claimed)  # reminders handled, sent or dropped
 

@@ -55,6 +55,7 @@ class FakeDiscord:
         self._changed = asyncio.Condition()
         self._sockets: list[web.WebSocketResponse] = []
         self._rate_limits: list[tuple[str, re.Pattern[str], float]] = []
+        self._refusals: list[tuple[str, re.Pattern[str], int]] = []
         self.guilds: list[dict[str, Any]] = [p.guild()]
         self.port = 0
         self._runner: web.AppRunner | None = None
@@ -118,6 +119,11 @@ class FakeDiscord:
     def rate_limit(self, method: str, pattern: str, retry_after: float) -> None:
         """Answer the next matching request with 429 and ``retry_after`` seconds."""
         self._rate_limits.append((method, re.compile(pattern), retry_after))
+
+    def refuse(self, method: str, pattern: str, status: int, times: int = 1) -> None:
+        """Answer the next ``times`` matching requests with ``status`` and no ``Via`` header
+        (a 429 from Cloudflare rather than from Discord's rate limiter, a 5xx)."""
+        self._refusals.extend([(method, re.compile(pattern), status)] * times)
 
     # -- gateway ----------------------------------------------------------------------------
 
@@ -202,6 +208,10 @@ class FakeDiscord:
         method = request.method
         body, files = await self._body(request)
         await self._record(Call(method, path, body, files, dict(request.query)))
+        for i, (m, regex, status) in enumerate(self._refusals):
+            if m == method and regex.search(path):
+                del self._refusals[i]
+                return _json({"message": "refused by the fake", "code": 0}, status=status)
         for i, (m, regex, retry_after) in enumerate(self._rate_limits):
             if m == method and regex.search(path):
                 del self._rate_limits[i]

@@ -107,6 +107,12 @@ class FakeSlack:
         release = self._held.setdefault(method, asyncio.Event())
         return release
 
+    def server_error(self, method: str, times: int = 1) -> None:
+        """Answer the next ``times`` calls of ``method`` with HTTP 500."""
+        self._failures.setdefault(method, []).extend(
+            [(500, {"ok": False, "error": "internal_error"}, {})] * times
+        )
+
     def fail(self, method: str, error: str, times: int = 1) -> None:
         """Answer the next ``times`` calls of ``method`` with ``{"ok": false, "error": …}``."""
         self._failures.setdefault(method, []).extend(
