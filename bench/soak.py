@@ -152,6 +152,7 @@ class Soak:
         self.graded: Counter[tuple[str, str]] = Counter()  # (user, channel) graded replies
         self.delivery_ids = 0
         self.people = self._people()
+        self.down_day = self.start.date() + timedelta(days=self.rng.randrange(5, args.days - 2))
         self.end_day = self.start.date() + timedelta(days=args.days)  # the first day not run
 
     def _people(self) -> list[Person]:
@@ -178,7 +179,10 @@ class Soak:
     def start_workers(self) -> None:
         """Start workers until there are ``--workers`` of them."""
         while len(self.workers) < self.args.workers:
-            platform = FlakyPlatform(f"w{len(self.platforms)}", self.rng, self.args.fault_rate)
+            # Each worker's platform has a generator of its own: how many sends the background
+            # delivery makes when depends on real time, and must not shift the plan's draws.
+            faults = random.Random(f"{self.args.seed}:{len(self.platforms)}")
+            platform = FlakyPlatform(f"w{len(self.platforms)}", faults, self.args.fault_rate)
             app = bootstrap(
                 Settings(studybot_database_url=self.db_url),
                 clock=self.clock,
@@ -340,7 +344,7 @@ class Soak:
                         person, person.channels[0], "away", f"{person.away[0]} to {person.away[1]}"
                     )
                 )
-        down_day = self.start.date() + timedelta(days=self.rng.randrange(5, self.args.days - 2))
+        down_day = self.down_day
         for offset in range(self.args.days):
             day = self.start.date() + timedelta(days=offset)
             midnight = datetime.combine(day, datetime.min.time(), tzinfo=UTC)
