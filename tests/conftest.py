@@ -25,7 +25,7 @@ from bot.core.content import load_pack
 from bot.db import migrate
 from bot.db.engine import make_engine
 from tests.network_guard import NetworkGuard
-from tests.support import Transcript
+from tests.support import Transcript, close_runner
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_PACK = ROOT / "content" / "packs" / "sample.yaml"
@@ -59,6 +59,13 @@ def _loopback_only() -> Iterator[None]:
     del NETWORK.violations[start:]
     if tried:
         pytest.fail(f"the test tried to leave loopback: {', '.join(tried)}", pytrace=False)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _one_event_loop_for_transcripts() -> Iterator[None]:
+    """Transcripts run their lines on one loop (``tests.support.run_line``); closed here."""
+    yield
+    close_runner()
 
 
 @pytest.fixture(autouse=True)
