@@ -5,7 +5,8 @@ the app on SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
-from datetime import date, datetime, timedelta
+from dataclasses import replace
+from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
@@ -284,3 +285,20 @@ def test_teams_are_ranked_by_points_per_active_member(world: FakeWorld) -> None:
         "1. Small · 25.0 per active member · 25 pts · 1 of 2 active  ← yours",
         "2. Big · 20.0 per active member · 60 pts · 3 of 3 active",
     ]
+
+
+def test_points_land_in_the_local_week_not_the_utc_one(
+    world: FakeWorld, clock: SimulatedClock
+) -> None:
+    with world.acting("ann") as ctx:
+        workspace = ctx.workspace
+    # no command sets a workspace's zone: an operator writes it
+    world.store.workspaces[workspace.id] = replace(workspace, timezone="America/Los_Angeles")
+    score(world, "ann", 10, datetime(2026, 12, 7, 7, 30, tzinfo=UTC))  # Sunday night in LA
+    score(world, "bea", 20, datetime(2026, 12, 7, 8, 30, tzinfo=UTC))  # Monday in LA
+    clock.set(datetime(2026, 12, 7, 9, 0, tzinfo=UTC))
+    title, *blocks = say(world, "ann", "week")
+    assert "2026-W50" in title
+    assert blocks[:2] == ["1. bea · 20 pts", "You have no points here yet."]
+    month = "\n".join(say(world, "ann", "month"))
+    assert "1. bea · 20 pts" in month and "2. ann · 10 pts" in month
