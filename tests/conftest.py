@@ -29,7 +29,7 @@ from bot.db import migrate
 from bot.db.engine import make_engine
 from bot.db.models import Base
 from tests.network_guard import NetworkGuard
-from tests.support import Transcript, close_runner
+from tests.support import Transcript
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_PACK = ROOT / "content" / "packs" / "sample.yaml"
@@ -63,13 +63,6 @@ def _loopback_only() -> Iterator[None]:
     del NETWORK.violations[start:]
     if tried:
         pytest.fail(f"the test tried to leave loopback: {', '.join(tried)}", pytrace=False)
-
-
-@pytest.fixture(scope="session", autouse=True)
-def _one_event_loop_for_transcripts() -> Iterator[None]:
-    """Transcripts run their lines on one loop (``tests.support.run_line``); closed here."""
-    yield
-    close_runner()
 
 
 @pytest.fixture(autouse=True)

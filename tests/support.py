@@ -5,10 +5,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable, Coroutine, Iterator
+from collections.abc import Awaitable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
-from typing import Any
 
 from sqlalchemy import Engine, func, insert, make_url, select, text
 
@@ -19,26 +18,6 @@ from bot.core.grading import Grade, Verdict, grade
 from bot.core.messages import Delivery, Outgoing
 from bot.db.models import Base, ChannelRow, ChannelScheduleRow, WorkspaceRow
 from bot.metrics import REGISTRY
-
-_RUNNER: asyncio.Runner | None = None
-
-
-def run_line(work: Coroutine[Any, Any, None]) -> None:
-    """Run one console line to its end on the test run's own event loop.
-
-    One loop for every transcript line of the run (closed by ``close_runner`` at the end):
-    its worker threads, which run the core, are started once instead of for each line."""
-    global _RUNNER
-    if _RUNNER is None:
-        _RUNNER = asyncio.Runner()
-    _RUNNER.run(work)
-
-
-def close_runner() -> None:
-    global _RUNNER
-    if _RUNNER is not None:
-        _RUNNER.close()
-        _RUNNER = None
 
 
 class Transcript:
@@ -55,17 +34,17 @@ class Transcript:
 
     def start(self) -> None:
         """Open the console as ``studybot console`` does: deliver what is already due."""
-        run_line(self._in_loop(self.session.start()))
+        asyncio.run(self._in_loop(self.session.start()))
 
     def send(self, line: str) -> list[Outgoing]:
         """Type one line, as in piped mode; return what the bot printed in answer (its
         replies, then what the background delivery sent meanwhile)."""
         start = len(self.messages)
-        run_line(self._in_loop(self.session.handle_line(line)))
+        asyncio.run(self._in_loop(self.session.handle_line(line)))
         return self.messages[start:]
 
     async def _in_loop(self, work: Awaitable[None]) -> None:
-        # Each line ends settled, with the delivery task stopped: nothing runs between lines.
+        # Each line gets an event loop of its own: settle, then stop the delivery task.
         try:
             await work
         finally:
