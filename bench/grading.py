@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 
 from bot.cli.grade import grade_lines  # noqa: E402
 from bot.core.content import Question, load_pack  # noqa: E402
-from bot.core.grading import GRADER_VERSION, grade, reference_grader  # noqa: E402
+from bot.core.grading import GRADER_VERSION, grade  # noqa: E402
 from bot.core.grading.choice import polar_words  # noqa: E402
 from bot.core.grading.normalize import normalize  # noqa: E402
 from bot.core.grading.numeric import prepared  # noqa: E402
@@ -51,8 +51,8 @@ DATA = ROOT / "tests" / "data" / "grading"
 
 def semantic_backend() -> str:
     """Which grader handles open questions without a rubric."""
-    if reference_grader() is None:
-        return "word-overlap fallback"
+    import bot.core.grading.reference  # noqa: F401  (what grades them; loaded lazily)
+
     backend = getattr(sys.modules.get("bot.core.grading.reference"), "reference_backend", None)
     return f"reference ({backend()})" if callable(backend) else "reference"
 

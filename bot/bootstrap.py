@@ -15,7 +15,6 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from bot.charts import default_chart_renderer
 from bot.config import Settings, load_settings
-from bot.core import grading
 from bot.core.app import StudyBot
 from bot.core.bank import QuestionBank
 from bot.core.clock import Clock, SystemClock
@@ -24,7 +23,6 @@ from bot.core.daily.posting import DailyPostJob, DailyRevealJob
 from bot.core.due import DueJob
 from bot.core.errors import ConfigError
 from bot.core.events import Event
-from bot.core.grading.reference import set_reference_backend
 from bot.core.leaderboard import WeeklyRecapJob
 from bot.core.messages import OUTBOX, Outgoing, until
 from bot.core.mock.jobs import MockClockJob, MockReminderJob
@@ -41,6 +39,7 @@ from bot.db.questions import sync_questions
 from bot.db.seen import DeliveryLog
 from bot.db.uow import SqlUnitOfWork
 from bot.delivery import Notifier, OutboxDeliverer
+from bot.grader import build_grader
 from bot.metrics import EVENT_SECONDS, EVENTS
 from bot.scheduler import DueRunner
 
@@ -149,16 +148,6 @@ class App:
         if callable(close_grader):  # the judge's pool (bot.core.grading.judge)
             close_grader()
         self.engine.dispose()
-
-
-def build_grader(settings: Settings) -> Grader:
-    """The grader the settings describe (the reference backend of open questions, and the
-    optional judge where the rules are unsure); what ``studybot run``, ``console`` and
-    ``regrade`` grade with."""
-    from bot.judge_http import judged
-
-    set_reference_backend(settings.studybot_reference_backend)
-    return judged(settings, grading.grade)
 
 
 def default_jobs() -> list[DueJob]:

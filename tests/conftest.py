@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import logging
 import os
+import queue
 import shutil
 import sqlite3
+import threading
 import uuid
 from collections.abc import Iterator
 from contextlib import closing
@@ -16,6 +18,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 from sqlalchemy import Engine, create_engine, text
+from sqlalchemy.pool import NullPool
 
 from bot.bootstrap import App, bootstrap
 from bot.config import Settings
@@ -24,6 +27,7 @@ from bot.core.clock import SimulatedClock
 from bot.core.content import load_pack
 from bot.db import migrate
 from bot.db.engine import make_engine
+from bot.db.models import Base
 from tests.network_guard import NetworkGuard
 from tests.support import Transcript
 
@@ -124,12 +128,137 @@ def postgres_template(postgres_server: Engine) -> Iterator[str]:
     _drop_database(postgres_server, name)
 
 
+# What makes two databases the same to a test, apart from their rows: the schema, the
+# migration, and that connections are allowed.
+_SCHEMA = text(
+    """
+    SELECT md5(string_agg(x, ';' ORDER BY x)) FROM (
+        SELECT 'c:' || table_name || '.' || column_name || ':' || data_type || ':'
+            || coalesce(column_default, '') || ':' || is_nullable AS x
+        FROM information_schema.columns WHERE table_schema = 'public'
+        UNION ALL SELECT 'i:' || indexdef FROM pg_indexes WHERE schemaname = 'public'
+        UNION ALL SELECT 'k:' || conrelid::regclass || ':' || conname || ':'
+            || pg_get_constraintdef(oid) FROM pg_constraint
+            WHERE connamespace = 'public'::regnamespace
+        UNION ALL SELECT 's:' || sequence_name FROM information_schema.sequences
+        UNION ALL SELECT 't:' || tgname FROM pg_trigger WHERE NOT tgisinternal
+        UNION ALL SELECT 'f:' || proname FROM pg_proc WHERE pronamespace = 'public'::regnamespace
+        UNION ALL SELECT 'n:' || nspname FROM pg_namespace
+        UNION ALL SELECT 'v:' || version_num FROM alembic_version
+    ) AS parts
+    """
+)
+
+
+class DatabasePool:
+    """Fresh copies of the template database, ready before the tests that take them.
+
+    ``CREATE DATABASE … TEMPLATE`` takes most of a second (it checkpoints), so a thread of
+    the pool's own makes them ahead, and recycles each database a test gave back: its
+    connections are cut, and when its schema is still the template's (and it allows
+    connections) every row is deleted and every sequence restarted, which leaves it equal
+    to a new copy; anything else is dropped and replaced by a new copy. Either way a test
+    gets a database with the template's schema and no rows, and waits for none of it. A
+    failure to make one is raised in the test that asks for it."""
+
+    def __init__(self, admin: Engine, template: str, ahead: int = 2) -> None:
+        self._admin = admin
+        self._ready: queue.Queue[str | BaseException] = queue.Queue()
+        self._work: queue.Queue[str | None] = queue.Queue()  # "" makes one, a name recycles it
+        self._failed: list[Exception] = []
+        self._template = template
+        self._tables = [t.name for t in reversed(Base.metadata.sorted_tables)]
+        self._schema = self._fingerprint(template)
+        self._thread = threading.Thread(target=self._run, name="test-databases", daemon=True)
+        self._thread.start()
+        for _ in range(ahead):
+            self._work.put("")
+
+    def _fingerprint(self, name: str) -> str:
+        engine = create_engine(_url_of(self._admin, name), poolclass=NullPool)
+        try:
+            with engine.connect() as conn:
+                return str(conn.execute(_SCHEMA).scalar())
+        finally:
+            engine.dispose()
+
+    def _recycle(self, name: str) -> bool:
+        """Empty ``name`` for the next test if it is still the template's; False if not."""
+        with self._admin.connect() as conn:
+            allowed = conn.execute(
+                text("SELECT datallowconn FROM pg_database WHERE datname = :n"), {"n": name}
+            ).scalar()
+            conn.execute(
+                text(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                    " WHERE datname = :n AND pid <> pg_backend_pid()"
+                ),
+                {"n": name},
+            )
+        if allowed is not True or self._fingerprint(name) != self._schema:
+            return False
+        engine = create_engine(_url_of(self._admin, name), poolclass=NullPool)
+        try:
+            with engine.begin() as conn:
+                for table in self._tables:
+                    conn.execute(text(f'DELETE FROM "{table}"'))
+                for (sequence,) in conn.execute(
+                    text("SELECT sequence_name FROM information_schema.sequences")
+                ):
+                    conn.execute(text(f'ALTER SEQUENCE "{sequence}" RESTART'))
+        finally:
+            engine.dispose()
+        return True
+
+    def _run(self) -> None:
+        while (name := self._work.get()) is not None:
+            try:
+                if name and self._recycle(name):
+                    self._ready.put(name)
+                    continue
+                if name:
+                    _drop_database(self._admin, name)
+                self._ready.put(_create_database(self._admin, self._template))
+            except BaseException as exc:  # raised in the test that waits for a database
+                self._ready.put(exc)
+
+    def take(self) -> str:
+        """A database equal to a fresh copy of the template, for one test."""
+        try:
+            got = self._ready.get_nowait()
+        except queue.Empty:
+            self._work.put("")
+            got = self._ready.get(timeout=120)
+        if isinstance(got, BaseException):
+            raise got
+        return got
+
+    def give_back(self, name: str) -> None:
+        """The test is over: recycle its database (in the pool's thread)."""
+        self._work.put(name)
+
+    def close(self) -> None:
+        self._work.put(None)
+        self._thread.join(timeout=120)
+        while not self._ready.empty():
+            left = self._ready.get()
+            if isinstance(left, str):
+                _drop_database(self._admin, left)
+
+
+@pytest.fixture(scope="session")
+def postgres_pool(postgres_server: Engine, postgres_template: str) -> Iterator[DatabasePool]:
+    pool = DatabasePool(postgres_server, postgres_template)
+    yield pool
+    pool.close()
+
+
 @pytest.fixture
-def postgres_url(postgres_server: Engine, postgres_template: str) -> Iterator[str]:
+def postgres_url(postgres_server: Engine, postgres_pool: DatabasePool) -> Iterator[str]:
     """A migrated PostgreSQL database of this test's own, copied from the template."""
-    name = _create_database(postgres_server, postgres_template)
+    name = postgres_pool.take()
     yield _url_of(postgres_server, name)
-    _drop_database(postgres_server, name)
+    postgres_pool.give_back(name)
 
 
 @pytest.fixture

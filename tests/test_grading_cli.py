@@ -135,3 +135,17 @@ def test_the_studybot_command_line_reaches_grade(capsys: pytest.CaptureFixture[s
 
     assert main(["grade", "--pack", str(PACK_PATH), "--id", "gl-short-mps", "--json", "MPS"]) == 0
     assert json.loads(capsys.readouterr().out)["verdict"] == "correct"
+
+
+def test_grade_honours_the_reference_backend_setting_as_run_does(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from bot.core.grading import reference
+
+    monkeypatch.setenv("STUDYBOT_REFERENCE_BACKEND", "lexical")
+    try:
+        code, out, _ = run(capsys, "--pack", str(PACK_PATH), "--id", "gl-short-mps", "MPS")
+        assert code == 0 and out.startswith("correct")
+        assert reference.reference_backend() == "lexical"
+    finally:
+        reference.set_reference_backend("auto")

@@ -72,36 +72,6 @@ def score(app: App, ws: Workspace, user: User, points: int, when: datetime) -> N
         uow.commit()
 
 
-def test_ties_share_a_rank(quiz_app: App, clock: SimulatedClock) -> None:
-    ws, (a, b, c, d) = workspace_and_users(quiz_app, ["ann", "bea", "cat", "dan"])
-    for user, pts in [(a, 30), (b, 20), (c, 20), (d, 10)]:
-        score(quiz_app, ws, user, pts, clock.now())
-    board = chat_for(quiz_app, "ann").send("/leaderboard")[0]
-    lines = board.card.blocks[0].splitlines()
-    assert lines == [
-        "1. ann · 30 pts  ← you",
-        "2. bea · 20 pts",
-        "2. cat · 20 pts",
-        "4. dan · 10 pts",
-    ]
-
-
-def test_your_own_rank_shows_even_outside_the_top_ten(quiz_app: App, clock: SimulatedClock) -> None:
-    names = [f"u{i:02d}" for i in range(14)]
-    ws, users = workspace_and_users(quiz_app, names)
-    for i, user in enumerate(users):
-        score(quiz_app, ws, user, 100 - 5 * i if i < 12 else 5, clock.now())  # u12, u13 tie
-    text = chat_for(quiz_app, "u13").say("/leaderboard week")
-    assert text.count(" pts") == 11  # ten rows and your own line
-    assert "You: #13 of 14 · 5 pts" in text
-
-
-def test_someone_without_points_is_told_so(quiz_app: App, clock: SimulatedClock) -> None:
-    ws, (a,) = workspace_and_users(quiz_app, ["ann"])
-    score(quiz_app, ws, a, 10, clock.now())
-    assert "You have no points here yet." in chat_for(quiz_app, "zed").say("/leaderboard")
-
-
 def test_iso_weeks_follow_the_workspace_zone() -> None:
     tz = ZoneInfo("America/Los_Angeles")
     sunday_night = datetime(2026, 12, 7, 7, 30, tzinfo=UTC)  # Sun 6 Dec 23:30 in LA
@@ -118,18 +88,6 @@ def test_the_iso_year_is_not_the_calendar_year() -> None:
     tz = ZoneInfo("Asia/Tokyo")
     new_year = datetime(2027, 1, 1, 12, tzinfo=tz)
     assert period_keys(new_year, tz) == ["w:2026-W53", "m:2027-01", "all"]
-
-
-def test_points_land_in_the_local_week_not_the_utc_one(any_app: App, clock: SimulatedClock) -> None:
-    ws, (a, b) = workspace_and_users(any_app, ["ann", "bea"], tz="America/Los_Angeles")
-    score(any_app, ws, a, 10, datetime(2026, 12, 7, 7, 30, tzinfo=UTC))  # Sunday night in LA
-    score(any_app, ws, b, 20, datetime(2026, 12, 7, 8, 30, tzinfo=UTC))  # Monday in LA
-    clock.set(datetime(2026, 12, 7, 9, 0, tzinfo=UTC))
-    this_week = chat_for(any_app, "ann").send("/leaderboard week")[0]
-    assert "2026-W50" in this_week.card.title
-    assert this_week.card.blocks[:2] == ("1. bea · 20 pts", "You have no points here yet.")
-    month = chat_for(any_app, "ann").say("/leaderboard month")
-    assert "1. bea · 20 pts" in month and "2. ann · 10 pts" in month
 
 
 def naive_board(
@@ -210,35 +168,6 @@ def test_daily_answers_feed_the_board_once(quiz_app: App) -> None:
         "all": 10 * question.difficulty,
     }
     assert f"1. alice · {10 * question.difficulty} pts" in chat.say("/leaderboard all")
-
-
-def test_a_team_board_ranks_only_its_members(quiz_app: App, clock: SimulatedClock) -> None:
-    ws, (a, b, c) = workspace_and_users(quiz_app, ["ann", "bea", "cat"])
-    chat_for(quiz_app, "ann").send("/team create GPU Gang")
-    chat_for(quiz_app, "cat").send("/team join gpu gang")
-    for user, pts in [(a, 10), (b, 50), (c, 20)]:
-        score(quiz_app, ws, user, pts, clock.now())
-    text = chat_for(quiz_app, "bea").say("/leaderboard week team gpu gang")
-    assert "team GPU Gang" in text
-    assert "1. cat · 20 pts" in text and "2. ann · 10 pts" in text
-    assert "bea" not in text.split("\n", 1)[1].split("Ties")[0]
-
-
-def test_teams_are_ranked_by_points_per_active_member(quiz_app: App, clock: SimulatedClock) -> None:
-    ws, users = workspace_and_users(quiz_app, ["a1", "a2", "a3", "b1", "b2"])
-    chat_for(quiz_app, "a1").send("/team create Big")
-    for n in ("a2", "a3"):
-        chat_for(quiz_app, n).send("/team join Big")
-    chat_for(quiz_app, "b1").send("/team create Small")
-    chat_for(quiz_app, "b2").send("/team join Small")
-    for user, pts in zip(users, [30, 30, 0, 25, 0], strict=True):
-        if user.external_id != "b2":
-            score(quiz_app, ws, user, pts, clock.now())
-    lines = chat_for(quiz_app, "b1").send("/leaderboard teams")[0].card.blocks[0].splitlines()
-    assert lines == [
-        "1. Small · 25.0 per active member · 25 pts · 1 of 2 active  ← yours",
-        "2. Big · 20.0 per active member · 60 pts · 3 of 3 active",
-    ]
 
 
 def test_an_unknown_team_on_the_board_suggests_the_closest(quiz_app: App) -> None:

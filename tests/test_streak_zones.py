@@ -5,31 +5,25 @@ eastwards jumped over shows as skipped (``-``), never as missed."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field, replace
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.bootstrap import App
-from bot.core.away import AWAY
 from bot.core.clock import SimulatedClock
 from bot.core.messages import Card
-from bot.core.model import User
-from bot.core.ports import Port
+from bot.core.model import USERS, WORKSPACES
 from bot.core.streaks import (
     MARK_ACTIVE,
     MARK_MISSED,
     MARK_OFF,
-    STREAKS,
-    DayMark,
-    StreakState,
     record_activity,
     streak_view,
 )
+from tests.fakes import FakeStore, FakeUnitOfWork
 from tests.support import Transcript
 from tests.test_quiz import answer_right, chat_for, running_app
 
@@ -131,70 +125,21 @@ def test_a_date_jumped_over_flying_east_shows_as_skipped_not_missed(
 # -- the rule, over any zones -----------------------------------------------------------------
 
 
-@dataclass
-class MemoryStreaks:
-    """The streak repository in memory (a user who never answered a daily: every day due)."""
-
-    zone: str = "UTC"
-    state: StreakState = field(default_factory=StreakState)
-    marks: dict[date, DayMark] = field(default_factory=dict)
-
-    def get(self, user: User) -> StreakState:
-        return self.state
-
-    def save(self, user: User, state: StreakState) -> None:
-        self.state = state
-
-    def add_day(self, user: User, day: date, *, answers: int = 1, frozen: bool = False) -> None:
-        mark = self.marks.get(day, DayMark(0, False))
-        self.marks[day] = replace(
-            mark, answers=mark.answers + answers, frozen=mark.frozen or frozen
-        )
-
-    def days(self, user: User, first: date, last: date) -> dict[date, DayMark]:
-        return {d: m for d, m in self.marks.items() if first <= d <= last}
-
-    def zone_of(self, user: User) -> str:
-        return self.zone
-
-    def first_day(self, user: User) -> date | None:
-        return min(self.marks, default=None)
-
-    def scheduled_days(
-        self, user: User, first: date, last: date, zone_name: str
-    ) -> frozenset[date] | None:
-        return None
-
-
-class NoTimeAway:
-    def ranges(self, user: User, first: date, last: date) -> list[tuple[date, date]]:
-        return []
-
-
-@dataclass
-class MemoryUow:
-    streaks: MemoryStreaks
-
-    def __getitem__(self, port: Port[Any]) -> Any:
-        return {STREAKS.name: self.streaks, AWAY.name: NoTimeAway()}[port.name]
-
-
-USER = User(1, 1, "u1", "u1", None)
-
-
 def shown_after(steps: list[tuple[int, str | None]], start: datetime) -> list[Card]:
     """Answer after each step's minutes, switching zone first when it names one; the
-    /streak card after every answer."""
-    streaks = MemoryStreaks()
-    uow: Any = MemoryUow(streaks)
-    when = start
-    cards = []
-    for minutes, new_zone in steps:
-        when += timedelta(minutes=minutes)
-        if new_zone is not None:
-            streaks.zone = new_zone
-        record_activity(uow, USER, when)
-        cards.append(streak_view(uow, USER, when))
+    /streak card after every answer (on the in-memory unit of work, for a user who never
+    answered a daily: every day is due)."""
+    with FakeUnitOfWork(FakeStore(), SimulatedClock(start)) as uow:
+        workspace = uow[WORKSPACES].ensure("console", "console")
+        user = uow[USERS].ensure(workspace, "u1")
+        when = start
+        cards = []
+        for minutes, new_zone in steps:
+            when += timedelta(minutes=minutes)
+            if new_zone is not None:
+                user = uow[USERS].set_timezone(user, new_zone)
+            record_activity(uow, user, when)
+            cards.append(streak_view(uow, user, when))
     return cards
 
 

@@ -34,11 +34,12 @@ def _fail(message: str) -> int:
 
 
 def _grader() -> Grader:
-    """The rules, with the judge where they are unsure when STUDYBOT_JUDGE_URL is set."""
+    """The grader ``studybot run`` grades with: the same reference backend, and the judge
+    where the rules are unsure when STUDYBOT_JUDGE_URL is set."""
     from bot.config import load_settings
-    from bot.judge_http import judged
+    from bot.grader import build_grader
 
-    return judged(load_settings(), rules_grade)
+    return build_grader(load_settings())
 
 
 def run_grade(args: argparse.Namespace) -> int:

@@ -87,7 +87,7 @@ def run_regrade(args: argparse.Namespace) -> int:
         engine = open_existing(args.db or settings.database_url)
     except ConfigError as exc:
         return _fail(str(exc))
-    from bot.bootstrap import build_grader
+    from bot.grader import build_grader
 
     try:
         report = regrade_attempts(

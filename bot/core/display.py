@@ -35,10 +35,6 @@ def quiz_seed(session_id: int) -> str:
     return f"quiz:{session_id}"
 
 
-def mock_seed(mock_id: int) -> str:
-    return f"mock:{mock_id}"
-
-
 def seed_of(daily_prompt_id: int | None, quiz_session_id: int | None) -> str | None:
     """The seed an attempt was shown with, from the post or session it answered; None when
     it answered neither (its choices were shown in pack order)."""

@@ -216,10 +216,6 @@ def bury(card: ReviewCard, now: datetime, zone: tzinfo) -> ReviewCard:
     return replace(card, buried_until=next_day_start(now, zone))
 
 
-def is_due(card: ReviewCard, now: datetime) -> bool:
-    return card.due_at <= now
-
-
 # -- choosing the day's reviews -------------------------------------------------------------
 
 
@@ -251,10 +247,6 @@ class ReviewPlan:
     @property
     def due(self) -> int:
         return len(self.today)
-
-    @property
-    def left_today(self) -> int:
-        return max(0, self.limit - self.done_today)
 
     @property
     def days_to_clear(self) -> int:

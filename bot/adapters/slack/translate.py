@@ -42,11 +42,6 @@ class SlackUser:
     is_admin: bool = False
 
 
-def slash_name(prefix: str, command: str) -> str:
-    """The slash command users type for ``command``: ``/sb-quiz`` with prefix ``sb-``."""
-    return f"/{prefix}{command}"
-
-
 def command_name(slash: str, prefix: str) -> str:
     """The core's command name for a Slack slash command (the prefix removed)."""
     name = slash.strip().lstrip("/").lower()

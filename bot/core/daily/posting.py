@@ -36,9 +36,6 @@ from bot.core.ports import UnitOfWork
 
 log = logging.getLogger(__name__)
 
-DEFAULT_REVEAL_DELAY = timedelta(hours=8)
-
-
 HOW_TO_ANSWER = {
     "choice": "Pick a letter",
     "multi": "Answer with every right letter, e.g. A, C",
@@ -61,18 +58,6 @@ def ensure_schedule(ctx: Context) -> Schedule:
             default_schedule(ctx.channel.id, ctx.workspace.id, zone_name, ctx.now)
         )
     return schedule
-
-
-def channel_zone_name(ctx: Context) -> str:
-    """The zone whose calendar decides the channel's 'today'."""
-    schedule = ctx.uow[SCHEDULES].get(ctx.channel)
-    if schedule is not None:
-        return schedule.timezone
-    return ctx.user.timezone or ctx.workspace.timezone
-
-
-def local_today(ctx: Context) -> date:
-    return ensure_schedule(ctx).local_date_of(ctx.now)
 
 
 # -- cards --------------------------------------------------------------------------------

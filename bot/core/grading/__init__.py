@@ -3,16 +3,14 @@
 The grade is explainable: a score in 0..1, a verdict, feedback in words, and
 for open questions the rubric points matched and missed. Each kind has its
 module (``choice``, ``numeric``, ``short``, ``rubric``); open questions with
-only a model answer go to the semantic reference grader
-(``bot.core.grading.reference.grade_against_reference``) when it is installed,
-else to a word-overlap grade against the model answer.
+only a model answer go to the reference grader
+(``bot.core.grading.reference.grade_against_reference``).
 """
 
 from __future__ import annotations
 
-import importlib
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
@@ -253,48 +251,15 @@ def rubric_grade(
     )
 
 
-ReferenceGrader = Callable[[Question, str], Grade]
-_reference: list[ReferenceGrader | None] = []
-
-
-def reference_grader() -> ReferenceGrader | None:
-    """The semantic reference grader if its module is installed, else None (looked up once)."""
-    if not _reference:
-        try:
-            reference = importlib.import_module("bot.core.grading.reference")
-        except ImportError:
-            _reference.append(None)
-        else:
-            _reference.append(getattr(reference, "grade_against_reference", None))
-    return _reference[0]
-
-
 def _grade_reference(question: Question, answer: str) -> Grade:
     """Grade against the model answer; with alternatives, against each, and the best wins."""
-    semantic = reference_grader()
-    grader = semantic if semantic is not None else grade_by_overlap
+    # imported here: the reference grader imports this module's Grade and Verdict
+    from bot.core.grading.reference import grade_against_reference
+
     if len(question.model_answers) <= 1:
-        return grader(question, answer)
+        return grade_against_reference(question, answer)
     grades = [
-        grader(replace(question, model_answer=alt, model_answers=(alt,)), answer)
+        grade_against_reference(replace(question, model_answer=alt, model_answers=(alt,)), answer)
         for alt in question.model_answers
     ]
     return max(grades, key=lambda g: g.score)
-
-
-def grade_by_overlap(question: Question, answer: str) -> Grade:
-    """Grade an open answer by its word overlap with the model answer (the fallback)."""
-    from bot.core.grading.overlap import overlap_score
-
-    model = question.model_answer or ""
-    score = min(1.0, overlap_score(model, answer) / 0.6)
-    verdict = verdict_for(score, question.pass_score)
-    heads = {
-        Verdict.CORRECT: "Good answer!",
-        Verdict.PARTIAL: "Partly there: compare with the model answer.",
-        Verdict.INCORRECT: "Not yet: compare with the model answer.",
-    }
-    head = heads[verdict]
-    if verdict is not Verdict.CORRECT:
-        head += f" {model}"
-    return Grade(score, verdict, _feedback(head, question, explain=False))

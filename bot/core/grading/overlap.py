@@ -1,15 +1,9 @@
-"""A plain word-overlap grade against a model answer.
-
-The fallback for open questions without a rubric when the semantic reference
-grader (``bot.core.grading.reference``) is not installed: the share of the
-model answer's content words that the answer uses, halved when the answer
-denies what the model answer asserts.
-"""
+"""Content words: the stopwords and the light stemmer that the choice, short-answer,
+rubric and judge graders share."""
 
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
 from bot.core.grading.normalize import normalize
 
@@ -27,8 +21,6 @@ STOPWORDS = frozenset(
         "out", "off", "again", "further", "once", "here", "both", "few", "nor", "s", "t",
     }
 )  # fmt: skip
-_NEGATIONS = frozenset({"not", "no", "never", "without", "cannot", "cant", "doesnt", "dont",
-                        "isnt", "arent", "wont", "lacks", "none", "neither", "nor"})  # fmt: skip
 _SUFFIXES = ("ations", "ation", "ings", "ing", "ies", "ed", "es", "ly", "s")
 
 
@@ -44,22 +36,3 @@ def stem(word: str) -> str:
 def content_stems(text: str) -> frozenset[str]:
     """The stems of the words of ``text`` that carry meaning."""
     return frozenset(stem(w) for w in normalize(text).split() if w not in STOPWORDS)
-
-
-@lru_cache(maxsize=4096)
-def _model_stems(model_answer: str) -> tuple[frozenset[str], bool]:
-    words = normalize(model_answer).split()
-    return content_stems(model_answer), bool(_NEGATIONS.intersection(words))
-
-
-def overlap_score(model_answer: str, answer: str) -> float:
-    """Share (0..1) of ``model_answer``'s content stems found in ``answer``."""
-    key, model_negates = _model_stems(model_answer)
-    if not key:
-        return 0.0
-    words = normalize(answer).split()
-    given = frozenset(stem(w) for w in words if w not in STOPWORDS)
-    recall = len(key & given) / len(key)
-    if not model_negates and _NEGATIONS.intersection(words):
-        recall /= 2
-    return recall

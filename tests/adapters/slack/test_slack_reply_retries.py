@@ -17,7 +17,7 @@ from bot.db.models import OutboxRow
 from tests.adapters.slack.conftest import dispatch
 from tests.adapters.slack.fake_slack import FakeSlack
 from tests.adapters.slack.payloads import USER, click
-from tests.adapters.slack.test_slack_app import answers, post_daily, text_of
+from tests.adapters.slack.test_slack_app import answers, post_daily, shown_daily, text_of
 
 
 def _reply_rows(slack: SlackAdapter) -> list[OutboxRow]:
@@ -44,7 +44,9 @@ async def test_a_grade_that_slack_answered_with_500_is_sent_again_by_the_outbox(
     calls = fake_slack.called("chat.postEphemeral")
     assert len(calls) == 2  # the refused one, then the outbox's
     assert calls[1].args["user"] == USER
-    assert "(0%)" in text_of(calls[1]) or "(100%)" in text_of(calls[1])
+    question = shown_daily(slack)
+    right = question.choices.index(question.correct[0]) == 0  # A, the button clicked
+    assert ("(100%)" if right else "(0%)") in text_of(calls[1])
     assert [r.status for r in _reply_rows(slack)] == ["sent"]
 
 

@@ -1,0 +1,405 @@
+"""The ports' contracts, run against the in-memory fake (``tests/fakes.py``) and the SQL
+repositories on SQLite and PostgreSQL: what the rule tests on the fake rely on is what the
+database does."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+
+import pytest
+
+from bot.core.away import AWAY
+from bot.core.bank import QuestionBank
+from bot.core.clock import SimulatedClock
+from bot.core.daily.schedule import DAILY, NewPrompt
+from bot.core.goal import GOALS
+from bot.core.leaderboard import LEADERBOARD
+from bot.core.messages import OUTBOX, Card, Delivery, Outgoing
+from bot.core.model import ATTEMPTS, CHANNELS, USERS, WORKSPACES, Attempt, Channel, DailyPrompt
+from bot.core.ports import UnitOfWork
+from bot.core.seasons import SEASONS
+from bot.core.srs import REVIEWS, ReviewCard
+from bot.core.streaks import STREAKS, DayMark, StreakState
+from bot.core.teams import TEAMS
+from bot.db.engine import make_engine, make_session_factory
+from bot.db.questions import sync_questions
+from bot.db.uow import SqlUnitOfWork
+from tests.conftest import BACKENDS, START
+from tests.fakes import FakeStore, FakeUnitOfWork
+
+
+@dataclass
+class Storage:
+    """A way to open units of work on one store, and to post a daily question in it."""
+
+    uow: Callable[[], UnitOfWork]
+    post_daily: Callable[[Channel, str, datetime], DailyPrompt]
+
+
+@pytest.fixture(params=["fake", *BACKENDS])
+def storage(
+    request: pytest.FixtureRequest, clock: SimulatedClock, sample_bank: QuestionBank
+) -> Iterator[Storage]:
+    if request.param == "fake":
+        store = FakeStore()
+        yield Storage(lambda: FakeUnitOfWork(store, clock), store.post_daily)
+        return
+    url = request.getfixturevalue("sqlite_url" if request.param == "sqlite" else "postgres_url")
+    engine = make_engine(url)
+    factory = make_session_factory(engine)
+    with factory() as session:
+        sync_questions(session, sample_bank, clock.now())
+        session.commit()
+
+    def post_daily(channel: Channel, question_id: str, posted_at: datetime) -> DailyPrompt:
+        with SqlUnitOfWork(factory, clock) as uow:
+            new = NewPrompt(
+                channel, question_id, posted_at.date(), posted_at, posted_at + timedelta(hours=8)
+            )
+            (prompt,) = uow[DAILY].add_prompts([new])
+            uow.commit()
+        return prompt
+
+    yield Storage(lambda: SqlUnitOfWork(factory, clock), post_daily)
+    engine.dispose()
+
+
+@pytest.fixture
+def qid(sample_bank: QuestionBank) -> str:
+    return sample_bank.all()[0].id
+
+
+def attempt(user_id: int, workspace_id: int, qid: str, **extra: object) -> Attempt:
+    values: dict[str, object] = {
+        "user_id": user_id,
+        "workspace_id": workspace_id,
+        "question_id": qid,
+        "answer": "an answer",
+        "score": 1.0,
+        "verdict": "correct",
+        "feedback": "Right.",
+        "grader_version": "test",
+        "content_hash": "h",
+        "answered_at": START,
+    }
+    values.update(extra)
+    return Attempt(**values)  # type: ignore[arg-type]
+
+
+def test_ensure_gives_the_same_records_in_later_units_of_work(storage: Storage) -> None:
+    with storage.uow() as uow:
+        workspace = uow[WORKSPACES].ensure("console", "T1", "Team one")
+        user = uow[USERS].ensure(workspace, "U1")
+        channel = uow[CHANNELS].ensure(workspace, "C1", "general")
+        uow.commit()
+    assert (workspace.timezone, user.name, user.timezone, user.nudges) == ("UTC", "U1", None, True)
+    assert channel.name == "general" and channel.live_seconds is None
+    with storage.uow() as uow:
+        assert uow[WORKSPACES].ensure("console", "T1") == workspace
+        named = uow[USERS].ensure(workspace, "U1", "Alice", "Europe/Berlin")
+        assert (named.id, named.name, named.timezone) == (user.id, "Alice", "Europe/Berlin")
+        # a zone once known is not replaced by the one a platform reports later
+        assert uow[USERS].ensure(workspace, "U1", "", "Asia/Tokyo").timezone == "Europe/Berlin"
+        assert uow[CHANNELS].ensure(workspace, "C1") == channel
+        assert uow[USERS].find(workspace, "alice") == [named]
+        assert uow[USERS].find(workspace, "u1") == [named]
+        assert uow[USERS].get(workspace, user.id) == named
+        uow.commit()
+
+
+def test_nothing_of_one_workspace_is_visible_in_another(storage: Storage, qid: str) -> None:
+    with storage.uow() as uow:
+        one = uow[WORKSPACES].ensure("slack", "T1")
+        other = uow[WORKSPACES].ensure("slack", "T2")
+        alice = uow[USERS].ensure(one, "U1", "alice")
+        channel = uow[CHANNELS].ensure(one, "C1")
+        uow[LEADERBOARD].add(one.id, alice.id, ["all"], 5, 1)
+        uow.commit()
+    with storage.uow() as uow:
+        assert uow[USERS].get(other, alice.id) is None
+        assert uow[USERS].find(other, "alice") == []
+        assert uow[CHANNELS].get(other, channel.id) is None
+        assert uow[LEADERBOARD].top(other, "all", 10) == []
+        assert uow[LEADERBOARD].row(other, "all", alice) is None
+        assert uow[LEADERBOARD].everyone(other, "all") == (0, 0)
+
+
+def test_leaving_without_commit_keeps_nothing(storage: Storage) -> None:
+    with storage.uow() as uow:
+        workspace = uow[WORKSPACES].ensure("console", "T1")
+        uow.commit()
+    with storage.uow() as uow:
+        user = uow[USERS].ensure(workspace, "U1")
+        uow[STREAKS].save(user, StreakState(current=3))
+    with storage.uow() as uow:
+        assert uow[USERS].find(workspace, "U1") == []
+
+
+def test_a_second_scored_attempt_at_a_daily_prompt_is_kept_unscored(
+    storage: Storage, qid: str
+) -> None:
+    with storage.uow() as uow:
+        workspace = uow[WORKSPACES].ensure("console", "T1")
+        user = uow[USERS].ensure(workspace, "U1")
+        channel = uow[CHANNELS].ensure(workspace, "C1")
+        uow.commit()
+    prompt = storage.post_daily(channel, qid, START)
+    with storage.uow() as uow:
+        assert not uow[ATTEMPTS].has_scored(user, prompt)
+        first = uow[ATTEMPTS].add(
+            attempt(user.id, workspace.id, qid, daily_prompt_id=prompt.id, scored=True, points=3)
+        )
+        second = uow[ATTEMPTS].add(
+            attempt(user.id, workspace.id, qid, daily_prompt_id=prompt.id, scored=True, points=3)
+        )
+        practice = uow[ATTEMPTS].add(attempt(user.id, workspace.id, qid))
+        assert uow[ATTEMPTS].has_scored(user, prompt)
+        uow.commit()
+    assert (first.scored, first.points, first.feedback) == (True, 3, "Right.")
+    assert (second.scored, second.points) == (False, 0)
+    assert (practice.scored, practice.points, practice.daily_prompt_id) == (False, 0, None)
+    assert len({first.id, second.id, practice.id}) == 3 and None not in {first.id, second.id}
+
+
+def test_the_outbox_keeps_one_message_per_key(storage: Storage) -> None:
+    message = Outgoing(Delivery.DM, "U1", Card(title="Hello"), key="k1")
+    with storage.uow() as uow:
+        workspace = uow[WORKSPACES].ensure("console", "T1")
+        assert uow[OUTBOX].add(workspace, "console", message, "k1", START)
+        assert not uow[OUTBOX].add(workspace, "console", message, "k1", START)
+        uow.commit()
+    with storage.uow() as uow:
+        assert not uow[OUTBOX].add(workspace, "console", message, "k1", START)
+        assert uow[OUTBOX].add(workspace, "console", message, "k2", START)
+
+
+def test_review_cards_are_saved_whole_and_listed_by_due_time(storage: Storage, qid: str) -> None:
+    with storage.uow() as uow:
+        workspace = uow[WORKSPACES].ensure("console", "T1")
+        user = uow[USERS].ensure(workspace, "U1")
+        uow.commit()
+    other_qid = "sample-mps-name" if qid != "sample-mps-name" else "sample-mig-max-instances"
+    later = ReviewCard(
+        user.id, workspace.id, qid, {"lapses": 1}, START + timedelta(days=2), START, 1
+    )
+    sooner = ReviewCard(user.id, workspace.id, other_qid, {}, START + timedelta(days=1), None, 0)
+    with storage.uow() as uow:
+        assert uow[REVIEWS].get(user, qid) is None and uow[REVIEWS].daily_limit(user) is None
+        uow[REVIEWS].save(later)
+        uow[REVIEWS].save(sooner)
+        uow[REVIEWS].set_daily_limit(user, 12, START)
+        uow.commit()
+    buried = ReviewCard(
+        user.id, workspace.id, qid, {"lapses": 2}, later.due_at, START, 2, True, True, START
+    )
+    with storage.uow() as uow:
+        assert uow[REVIEWS].get(user, qid) == later
+        assert uow[REVIEWS].for_user(workspace, user) == [sooner, later]
+        assert uow[REVIEWS].daily_limit(user) == 12
+        uow[REVIEWS].save(buried)
+        uow.commit()
+    with storage.uow() as uow:
+        assert uow[REVIEWS].get(user, qid) == buried
+
+
+def test_streaks_and_activity_days_add_up(storage: Storage) -> None:
+    day = date(2026, 12, 1)
+    with storage.uow() as uow:
+        workspace = uow[WORKSPACES].ensure("console", "T1")
+        user = uow[USERS].ensure(workspace, "U1")
+        assert uow[STREAKS].get(user) == StreakState()
+        assert uow[STREAKS].first_day(user) is None
+        assert uow[STREAKS].zone_of(user) == "UTC"
+        state = StreakState(2, 5, 1, day, "Europe/Berlin", START)
+        uow[STREAKS].save(user, state)
+        uow[STREAKS].add_day(user, day)
+        uow[STREAKS].add_day(user, day)
+        uow[STREAKS].add_day(user, day - timedelta(days=2), answers=0, frozen=True)
+        uow.commit()
+    with storage.uow() as uow:
+        assert uow[STREAKS].get(user) == state
+        assert uow[STREAKS].next_nudge_at() == START
+        uow[STREAKS].save(user, StreakState(3, 5, 1, day + timedelta(days=1), "UTC"))
+        uow[STREAKS].save(user, StreakState(4, 5, 1, day + timedelta(days=2), "UTC"))
+        assert uow[STREAKS].days(user, day - timedelta(days=5), day) == {
+            day: DayMark(2, False),
+            day - timedelta(days=2): DayMark(0, True),
+        }
+        assert uow[STREAKS].days(user, day + timedelta(days=1), day + timedelta(days=9)) == {}
+        assert uow[STREAKS].first_day(user) == day - timedelta(days=2)
+        assert uow[STREAKS].next_nudge_at() is None
+        berlin = uow[USERS].set_timezone(user, "Europe/Berlin")
+        assert uow[STREAKS].zone_of(berlin) == "Europe/Berlin"
+        uow.commit()
+    with storage.uow() as uow:
+        assert uow[STREAKS].get(user).current == 4
+
+
+def test_scheduled_days_are_the_posts_of_the_channels_whose_daily_a_user_answered(
+    storage: Storage, qid: str
+) -> None:
+    with storage.uow() as uow:
+        workspace = uow[WORKSPACES].ensure("console", "T1")
+        alice = uow[USERS].ensure(workspace, "U1")
+        bob = uow[USERS].ensure(workspace, "U2")
+        mine = uow[CHANNELS].ensure(workspace, "C1")
+        other = uow[CHANNELS].ensure(workspace, "C2")
+        uow.commit()
+    # 23:30 UTC on Dec 1 is Dec 2 in Berlin
+    first = storage.post_daily(mine, qid, datetime(2026, 12, 1, 23, 30, tzinfo=START.tzinfo))
+    storage.post_daily(mine, qid, START + timedelta(days=3))
+    storage.post_daily(other, qid, START + timedelta(days=4))
+    with storage.uow() as uow:
+        uow[ATTEMPTS].add(attempt(alice.id, workspace.id, qid, daily_prompt_id=first.id))
+        uow[ATTEMPTS].add(attempt(bob.id, workspace.id, qid))  # a quiz answer: no channel
+        uow.commit()
+    with storage.uow() as uow:
+        week = (date(2026, 11, 30), date(2026, 12, 7))
+        assert uow[STREAKS].scheduled_days(alice, *week, "UTC") == {
+            date(2026, 12, 1),
+            date(2026, 12, 4),
+        }
+        assert uow[STREAKS].scheduled_days(alice, *week, "Europe/Berlin") == {
+            date(2026, 12, 2),
+            date(2026, 12, 4),
+        }
+        assert uow[STREAKS].scheduled_days(alice, date(2026, 12, 5), date(2026, 12, 9), "UTC") == (
+            frozenset()
+        )
+        assert uow[STREAKS].scheduled_days(bob, *week, "UTC") is None
+
+
+def test_away_periods_overlap_and_shrink(storage: Storage) -> None:
+    d = date(2026, 12, 10)
+    with storage.uow() as uow:
+        workspace = uow[WORKSPACES].ensure("console", "T1")
+        user = uow[USERS].ensure(workspace, "U1")
+        other = uow[USERS].ensure(workspace, "U2")
+        late = uow[AWAY].add(user, d + timedelta(days=10), d + timedelta(days=12), START)
+        early = uow[AWAY].add(user, d, d + timedelta(days=3), START)
+        uow.commit()
+    with storage.uow() as uow:
+        assert [p.id for p in uow[AWAY].periods(user, d)] == [early.id, late.id]
+        assert uow[AWAY].periods(user, d + timedelta(days=4)) == [late]
+        assert uow[AWAY].ranges(user, d + timedelta(days=3), d + timedelta(days=9)) == [
+            (d, d + timedelta(days=3))
+        ]
+        assert uow[AWAY].ranges(other, d, d + timedelta(days=30)) == []
+        assert not uow[AWAY].delete(other, early.id)
+        uow[AWAY].set_last(user, early.id, d + timedelta(days=1))
+        assert uow[AWAY].delete(user, late.id)
+        uow.commit()
+    with storage.uow() as uow:
+        assert uow[AWAY].ranges(user, d, d + timedelta(days=30)) == [(d, d + timedelta(days=1))]
+
+
+def test_one_interview_goal_per_user(storage: Storage) -> None:
+    d = date(2027, 1, 15)
+    with storage.uow() as uow:
+        workspace = uow[WORKSPACES].ensure("console", "T1")
+        user = uow[USERS].ensure(workspace, "U1")
+        assert uow[GOALS].get(user) is None and not uow[GOALS].clear(user)
+        uow[GOALS].set(user, d, "eng", START)
+        uow[GOALS].mark_suggested(user, START)
+        uow.commit()
+    with storage.uow() as uow:
+        goal = uow[GOALS].get(user)
+        assert goal is not None and (goal.day, goal.format, goal.mock_suggested_at) == (
+            d,
+            "eng",
+            START,
+        )
+        uow[GOALS].set(user, d + timedelta(days=1), "pm", START)  # replaces, unsuggested
+        uow.commit()
+    with storage.uow() as uow:
+        goal = uow[GOALS].get(user)
+        assert goal is not None and (goal.day, goal.format, goal.mock_suggested_at) == (
+            d + timedelta(days=1),
+            "pm",
+            None,
+        )
+        assert uow[GOALS].clear(user) and uow[GOALS].get(user) is None
+
+
+def test_boards_rank_people_with_points_and_teams_by_their_active_members(
+    storage: Storage,
+) -> None:
+    with storage.uow() as uow:
+        workspace = uow[WORKSPACES].ensure("console", "T1")
+        alice, bob, carol, dan = (
+            uow[USERS].ensure(workspace, f"U{i}", n)
+            for i, n in enumerate(["alice", "bob", "carol", "dan"])
+        )
+        board = uow[LEADERBOARD]
+        board.add(workspace.id, alice.id, ["w", "all"], 5, 1)
+        board.add(workspace.id, alice.id, ["w", "all"], 3, 1)
+        board.add(workspace.id, bob.id, ["w"], 8, 1)
+        board.add(workspace.id, carol.id, ["w"], 2, 1)
+        board.add(workspace.id, dan.id, ["w"], 0, 1)  # active, without points
+        gang = uow[TEAMS].create(workspace, "GPU Gang", "gpu gang", alice)
+        assert gang is not None and gang.members == 1
+        assert uow[TEAMS].create(workspace, "gpu gang", "gpu gang", bob) is None
+        assert uow[TEAMS].join(gang, dan, START) and not uow[TEAMS].join(gang, dan, START)
+        quiet = uow[TEAMS].create(workspace, "Quiet", "quiet", carol)
+        assert quiet is not None
+        uow.commit()
+    with storage.uow() as uow:
+        board = uow[LEADERBOARD]
+        top = board.top(workspace, "w", 10)
+        assert sorted((r.points, r.name, r.answers) for r in top) == [
+            (2, "carol", 1),
+            (8, "alice", 2),
+            (8, "bob", 1),
+        ]
+        assert sorted(r.name for r in board.top(workspace, "w", 1)) == ["bob"]  # ties: newer id
+        assert [r.name for r in board.top(workspace, "w", 10, gang.id)] == ["alice"]
+        row = board.row(workspace, "w", dan)
+        assert row is not None and (row.points, row.answers) == (0, 1)
+        assert board.row(workspace, "none", alice) is None
+        assert board.count_above(workspace, "w", 2) == 2
+        assert board.count(workspace, "w") == 3 and board.count(workspace, "w", gang.id) == 1
+        assert board.everyone(workspace, "w") == (18, 4)
+        assert sorted(
+            (t.name, t.members, t.active, t.points) for t in board.teams(workspace, "w")
+        ) == [("GPU Gang", 2, 2, 8), ("Quiet", 1, 1, 2)]
+        assert [t.name for t in uow[TEAMS].of_user(workspace, dan)] == ["GPU Gang"]
+        assert [(t.name, t.members) for t in uow[TEAMS].all(workspace)] == [
+            ("GPU Gang", 2),
+            ("Quiet", 1),
+        ]
+        assert uow[TEAMS].workspace_members(workspace) == 4
+        assert uow[TEAMS].leave(quiet, carol) and not uow[TEAMS].leave(quiet, carol)
+        assert uow[TEAMS].find(workspace, "quiet") is None  # an empty team is gone
+        found = uow[TEAMS].find(workspace, "gpu gang")
+        assert found is not None and found.members == 2
+
+
+def test_seasons_are_named_once_and_take_a_months_points(storage: Storage) -> None:
+    end = START + timedelta(days=30)
+    with storage.uow() as uow:
+        workspace = uow[WORKSPACES].ensure("console", "T1")
+        user = uow[USERS].ensure(workspace, "U1")
+        assert uow[SEASONS].latest(workspace) is None
+        uow[LEADERBOARD].add(workspace.id, user.id, ["m:2026-12"], 4, 2)
+        season, created = uow[SEASONS].add(workspace, "2026-12", START, end, "month")
+        again, created_again = uow[SEASONS].add(workspace, "2026-12", START, end, "month")
+        assert created and not created_again and again == season
+        uow[SEASONS].copy_points(workspace, "m:2026-12", season.key)
+        uow[SEASONS].copy_points(workspace, "m:2026-12", season.key)  # rows there stay
+        uow.commit()
+    with storage.uow() as uow:
+        assert uow[SEASONS].latest(workspace) == season
+        assert uow[SEASONS].containing(workspace, START + timedelta(days=3)) == season
+        assert uow[SEASONS].containing(workspace, end) is None
+        assert uow[SEASONS].named(workspace, "2026-12") == season
+        row = uow[LEADERBOARD].row(workspace, season.key, user)
+        assert row is not None and (row.points, row.answers) == (4, 2)
+        longer = uow[SEASONS].change(season, ends_at=end + timedelta(days=7), next_length="week")
+        assert (longer.ends_at, longer.next_length) == (end + timedelta(days=7), "week")
+        nxt, _ = uow[SEASONS].add(
+            workspace, "2027-01", longer.ends_at, end + timedelta(days=40), "month"
+        )
+        assert uow[SEASONS].listing(workspace, 5) == [nxt, longer]
+        assert uow[SEASONS].latest(workspace) == nxt
