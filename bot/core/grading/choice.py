@@ -20,7 +20,7 @@ from rapidfuzz import fuzz
 from rapidfuzz.distance import Levenshtein
 
 from bot.core.content import Question
-from bot.core.grading.normalize import fold, normalize
+from bot.core.grading.normalize import fold, normalize, plain_paraphrases
 from bot.core.grading.overlap import STOPWORDS
 
 # Snowball's English stemmer (PyStemmer): "isolated" and "isolation" are one word.
@@ -135,6 +135,12 @@ def _letters_named(raw: str, key: ChoiceKey) -> tuple[set[int], bool]:
     return named, False
 
 
+def _denied_after(words: list[str]) -> bool:
+    """Whether the words just after a choice deny it ("the L4 can't do it"). "B200 but not
+    the A30" denies the A30, not the B200: a denial after "but" is of what follows."""
+    return bool(words) and words[0] != "but" and bool(_DENIED_AFTER.intersection(words[:2]))
+
+
 _CLAUSE_END = re.compile(r"[,;.!?:()](?!\d)")
 # Where the words that may deny a choice just named end: "B200 - not the A30" denies the A30.
 _AFTER_END = re.compile(r"[,;.!?:()](?!\d)|\s-+\s")
@@ -171,7 +177,7 @@ def _texts_named(
             if _NEGATIONS.intersection(normal[: m.start()].split()[-2:]):
                 continue
             stop = next((e for e in ends if e >= m.end()), len(normal))
-            if _DENIED_AFTER.intersection(normal[m.end() : stop].split()[:2]):
+            if _denied_after(normal[m.end() : stop].split()):
                 after_denied.add(i)
             else:
                 named.add(i)
@@ -192,7 +198,15 @@ _PLACE = re.compile(
 )
 
 
-def _places_named(folded: str, count: int) -> set[int]:
+def _ordinal_in_choices(word: str, normals: tuple[str, ...]) -> bool:
+    """Whether a choice's text holds the ordinal ``word`` ("third" or "3rd")."""
+    index = _ORDINALS.get(word, -1)
+    forms = {w for w, i in _ORDINALS.items() if i == index and not w.isdigit()}
+    forms -= {"one", "two", "three", "four", "five", "six"}
+    return any(forms.intersection(n.split()) for n in normals)
+
+
+def _places_named(folded: str, count: int, normals: tuple[str, ...] = ()) -> set[int]:
     """Choices named by place: "the second one", "option three", "#2", "the last one"."""
     named: set[int] = set()
     for m in _PLACE.finditer(folded):
@@ -200,6 +214,8 @@ def _places_named(folded: str, count: int) -> set[int]:
         before = folded[: m.start()].split()[-2:]
         if _NEGATIONS.intersection(w.strip(",.;:") for w in before):
             continue
+        if m.group(4) and _ordinal_in_choices(word, normals):
+            continue  # "3rd" alone, when a choice is "Third generation", names it by text
         index = count - 1 if word == "last" else _ORDINALS.get(word, -1)
         if 0 <= index < count:
             named.add(index)
@@ -226,7 +242,15 @@ ABBREVIATIONS = {
     "w": "with", "fb": "framebuffer", "vram": "memory", "gpus": "gpu", "approx": "about",
     "1st": "first", "2nd": "second", "3rd": "third", "4th": "fourth", "5th": "fifth",
     "optimiser": "optimizer", "behaviour": "behavior",
+    # Words with one meaning for a choice: "integers" are whole numbers, work that runs
+    # "concurrently" overlaps, "smaller" is less.
+    "integer": "whole number", "integers": "whole numbers", "concurrent": "overlap",
+    "concurrently": "overlap", "concurrency": "overlap", "simultaneous": "overlap",
+    "simultaneously": "overlap", "smaller": "less", "fewer": "less",
 }  # fmt: skip
+# A denial ends where a complement starts: "no sharing of an allocated device" denies the
+# sharing, not the device; "not shared between containers" keeps the containers.
+_COMPLEMENT = frozenset({"of", "between", "across", "among", "for", "to", "from", "on", "with"})
 _ORDINAL_NUMBERS = {
     "first": "1", "second": "2", "third": "3", "fourth": "4", "fifth": "5", "sixth": "6",
     "seventh": "7", "eighth": "8",
@@ -255,13 +279,22 @@ def _word_stems(words: list[str]) -> list[str]:
         if _VERSION.fullmatch(word):  # "R580.82.07" is also the 580 branch
             out.append(word.split(".")[0].lstrip("r"))
         for part in _SPLIT_NUMBER.sub(" ", word).split():
-            for piece in ABBREVIATIONS.get(part, part).split():
+            glued = _GLUED.sub(r"\1 \2", part).split()  # "gpumem" is the GPU's memory
+            for piece in (p for w in glued for p in ABBREVIATIONS.get(w, w).split()):
                 piece = _ORDINAL_NUMBERS.get(piece, piece)
-                if piece in _KEPT or (piece not in STOPWORDS and piece not in _FILLER):
+                if piece in _KEPT or (
+                    piece not in STOPWORDS and piece not in _FILLER and piece not in _LIGHT
+                ):
                     out.append(_stem(piece))
     return out
 
 
+# Resource names glued to "gpu": "gpumem" and "gpucores" are the memory and the cores.
+_GLUED = re.compile(r"^(v?gpu)([a-z]{3,})$")
+# "per" says nothing alone; what it is per does: "per node" is not "per GPU".
+_PER = re.compile(r"\bper ([^\W\d_]+)")
+# Verbs that say nothing of a choice: "it gets clamped" is "it is clamped".
+_LIGHT = frozenset({"get", "gets", "got", "getting", "gotten"})
 # Common words kept because their opposite says the reverse: "the same VM", "different VMs".
 _KEPT = frozenset({"same", "before", "after"})
 _VERSION = re.compile(r"r?\d+\.\d+\.\d+")
@@ -290,15 +323,18 @@ def polar_words(text: str) -> tuple[tuple[str, bool], ...]:
     out: list[tuple[str, bool]] = []
     for clause in re.split(r"[,;.!?()]+(?!\d)|\bbut\b|\bwhile\b|\bwhereas\b", fold(text)):
         clause = _PRONOUN_ONE.sub(r"\1", clause)
-        normal = _TIMES.sub(r"\1x", normalize(words_to_digits(clause)))
+        plain = _PER.sub(r"per\1 \1", plain_paraphrases(normalize(clause)))
+        normal = _TIMES.sub(r"\1x", normalize(words_to_digits(plain)))
         words = normal.split()
         cut = next((i for i, w in enumerate(words) if w in _DENY_CUES), len(words))
         head, tail = words[:cut], words[cut + 1 :]
         short_subject = 0 < len(head) <= 3 and len(tail) <= 2
         if cut < len(words) and words[cut] in _DENY_SUBJECT and short_subject:
             head, tail = [], head + tail
+        stop = next((i for i, w in enumerate(tail) if i and w in _COMPLEMENT), len(tail))
         out.extend((w, True) for w in _word_stems(head))
-        out.extend((w, False) for w in _word_stems(tail))
+        out.extend((w, False) for w in _word_stems(tail[:stop]))
+        out.extend((w, True) for w in _word_stems(tail[stop:]))
     return tuple(out)
 
 
@@ -441,7 +477,10 @@ def _fuzzy_named(normal: str, key: ChoiceKey) -> set[int]:
     return {index}
 
 
-_PARTS = re.compile(r"[,/\n+&]|\band\b|\bplus\b|\bor\b|\bnor\b|\balso\b")
+# A slash lists choices ("a/b"), except in a unit: "TB/s", "GPU/h".
+_PARTS = re.compile(
+    r"[,\n+&]|/(?!(?:s|sec|h|hr|hour|day)\b)|\band\b|\bplus\b|\bor\b|\bnor\b|\balso\b"
+)
 _SEGMENTS = re.compile(r"[;.!?()\[\]]+(?!\d)|\s-+\s|\bbut\b|\bwhile\b")
 _ALL_BUT = re.compile(
     r"^\s*(?:all|every\w*|any)(?:\s+(?:of\s+)?(?:them|the\s+above))?"
@@ -457,7 +496,7 @@ def _part_named(
     """Choices one part of a list names: by text, by place, by spelling, or by fragment."""
     normal, ends = clause_normal(part)
     named = _texts_named(normal, key, ends, strict=True) | _places_named(
-        fold(part), len(key.normals)
+        fold(part), len(key.normals), key.normals
     )
     if named:
         return named
@@ -506,8 +545,11 @@ def _listed(answer: str, question: Question, key: ChoiceKey) -> tuple[set[int], 
         for m in pattern.finditer(text):
             before = normalize(text[: m.start()]).split()[-2:]
             after = normalize(_AFTER_END.split(text[m.end() :], maxsplit=1)[0]).split()[:2]
-            deny = bool(_NEGATIONS.intersection(before) or _DENIED_AFTER.intersection(after))
-            deny = deny or _denial_runs(text[: m.start()], question, key)
+            denied_before = bool(_NEGATIONS.intersection(before))
+            deny = denied_before or _denial_runs(text[: m.start()], question, key)
+            if not deny and _denied_after(after):
+                # Asked what does not hold, "the kiwi can't" picks the kiwi.
+                deny = not (asks_negative(question) and _DENY_SUBJECT.intersection(after[:2]))
             (denied if deny else named).add(i)
         # A comma, not a full stop, keeps a denial going: "not the A30 or the RTX".
         text = pattern.sub(" , ", text)
@@ -550,8 +592,34 @@ def _aside_dropped(answer: str, key: ChoiceKey) -> set[int]:
     rest = _ASIDE.sub(" ; ", answer)
     normal, ends = clause_normal(rest)
     letters, _ = _letters_named(rest, key)
-    named = _texts_named(normal, key, ends) | letters | _places_named(fold(rest), len(key.normals))
+    named = (
+        _texts_named(normal, key, ends)
+        | letters
+        | _places_named(fold(rest), len(key.normals), key.normals)
+    )
     return named if len(named) == 1 else set()
+
+
+_CAMEL = re.compile(r"\b[A-Z]?[a-z]+(?:[A-Z][a-z]+)+\b")
+
+
+@lru_cache(maxsize=4096)
+def _spelt_identifiers(question: Question) -> tuple[tuple[re.Pattern[str], str], ...]:
+    """Patterns for the choices' CamelCase names spelt as words: "list and watch" or
+    "list-and-watch" is ListAndWatch, "get preferred allocation" GetPreferredAllocation."""
+    out = []
+    for name in sorted({m.group(0) for c in question.choices for m in _CAMEL.finditer(c)}):
+        parts = re.findall(r"[A-Z]?[a-z]+", name)
+        body = r"[\s_-]*".join(map(re.escape, parts))
+        out.append((re.compile(r"(?<![\w.])" + body + r"(?![\w])", re.IGNORECASE), name))
+    return tuple(out)
+
+
+def _identifiers_joined(question: Question, answer: str) -> str:
+    """``answer`` with the choices' CamelCase names it spells as words joined again."""
+    for pattern, name in _spelt_identifiers(question):
+        answer = pattern.sub(name, answer)
+    return answer
 
 
 def named_choices(question: Question, answer: str) -> set[int]:
@@ -560,6 +628,7 @@ def named_choices(question: Question, answer: str) -> set[int]:
     Takes a choice or multi question and a non-empty answer; never raises.
     """
     key = choice_key(question)
+    answer = _identifiers_joined(question, answer)
     normal, ends = clause_normal(answer)
     every = set(range(len(key.normals)))
     if question.kind == "multi" and _ALL.match(normal):
@@ -577,9 +646,9 @@ def named_choices(question: Question, answer: str) -> set[int]:
             if left_out:
                 return every - left_out
     named = _texts_named(normal, key, ends)
-    named |= letters | _places_named(fold(answer), len(key.normals))
+    named |= letters | _places_named(fold(answer), len(key.normals), key.normals)
     if question.kind == "multi":
-        listed, denied = _listed(answer, question, key)
+        listed, denied = _listed(_comments_dropped(answer, question, key), question, key)
         return (listed | (letters - denied)) or named
     if len(named) > 1:
         named = _aside_dropped(answer, key) or _exceptions_dropped(answer, question, key) or named
@@ -602,6 +671,68 @@ def named_choices(question: Question, answer: str) -> set[int]:
     return listed if len(listed) == 1 and not _contradicted(answer, question, *listed) else set()
 
 
+# Words that add a later remark's choices to the list: "(the A30 too)", "A10 can't either".
+_ADDING = frozenset({"too", "also", "either", "well", "plus", "likewise", "same"})
+_REMARK = re.compile(r"\(([^()]*)\)|[;.!?]+(?!\d)\s*([^;.!?()]*)|\s[-—–]+\s([^;.!?()]*)")
+
+
+def _comments_dropped(answer: str, question: Question, key: ChoiceKey) -> str:
+    """``answer`` without the remarks about choices it did not list: "T4, L40S, A10 (A30
+    and H100 do MIG)" lists three and remarks on two others.
+
+    A remark is an aside in brackets, or (when the question asks what does *not* hold) a
+    later sentence that says something of its choices without denying it ("the A30 and
+    H100 support it"): it names only choices the list before it does not, says something
+    besides their names, and has no word that adds them ("too", "also", "either"). When the
+    question asks what does not hold, a remark that denies ("A10 has no MIG") adds its
+    choices."""
+    text = fold(answer)
+    first = _REMARK.search(text)
+    if not first:
+        return answer
+    lead, _ = _listed(text[: first.start()], question, key)
+    if not lead:
+        return answer
+    negative = asks_negative(question)
+    kept: list[str] = [text[: first.start()]]
+    end = first.start()
+    for m in _REMARK.finditer(text, first.start()):
+        kept.append(text[end : m.start()])
+        end = m.end()
+        aside = m.group(1) is not None
+        remark = next((g for g in m.groups() if g is not None), "")
+        named, _ = _listed(remark, question, key)
+        words = normalize(remark).split()
+        said = _remark_words(remark, question)
+        denies = bool(_DENY_CUES.intersection(words))
+        comment = (
+            bool(named)
+            and not named & lead
+            and not _ADDING.intersection(words)
+            and bool(said)
+            and (aside or negative)
+            and not (negative and denies)
+        )
+        kept.append(" ; " if comment else " ; " + remark)
+    kept.append(text[end:])
+    return "".join(kept)
+
+
+# Verbs that say something of a choice in a remark: "the eagle and the sparrow can".
+_SAYING = frozenset({"can", "do", "does", "did", "has", "have", "is", "are", "will"})
+
+
+def _remark_words(remark: str, question: Question) -> list[str]:
+    """What ``remark`` says besides naming choices: its meaningful words once the
+    choices' texts and words are taken out, and the verbs that affirm ("can", "do")."""
+    text = fold(remark)
+    for _, pattern in _folded_patterns(question):
+        text = pattern.sub(" ", text)
+    known = frozenset().union(*fragment_key(question).plain)
+    saying = [w for w in normalize(text).split() if w in _SAYING]
+    return [w for w in content_words(text) if w not in known] + saying
+
+
 def _contradicted(answer: str, question: Question, index: int) -> bool:
     """Whether the answer as a whole uses the opposite of one of choice ``index``'s words
     ("time-sliced only, and they can sit in different VMs" against "... in the same VM")."""
@@ -609,6 +740,13 @@ def _contradicted(answer: str, question: Question, index: int) -> bool:
     given = frozenset(polar_words(answer))
     opposites = {o for w, p in given if p for o in OPPOSITE.get(w, ())}
     return bool(_clashing(answer, question.choices[index], opposites & key.plain[index]))
+
+
+@lru_cache(maxsize=4096)
+def asks_negative(question: Question) -> bool:
+    """Whether ``question`` asks what does *not* hold ("Which cannot fly?"); a denial in
+    brackets ("Which must be implemented (not the optional ones)?") is no such question."""
+    return bool(_NEGATIVE_PROMPT.intersection(normalize(_ASIDE.sub(" ", question.prompt)).split()))
 
 
 _NEGATIVE_PROMPT = frozenset(
@@ -641,7 +779,7 @@ def _exceptions_dropped(answer: str, question: Question, key: ChoiceKey) -> set[
                 fine.update(found)
             else:
                 (denied if deny else asserted).update(found)
-    if _NEGATIVE_PROMPT.intersection(normalize(question.prompt).split()):
+    if asks_negative(question):
         # Asked what does not hold: the choices said to be fine are the exceptions.
         asserted, denied = asserted | denied, fine
     else:

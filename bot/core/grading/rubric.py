@@ -17,7 +17,7 @@ import Stemmer
 from rapidfuzz.distance import OSA
 
 from bot.core.content import Question, RubricPoint
-from bot.core.grading.normalize import fold, normalize
+from bot.core.grading.normalize import PARAPHRASES, fold, normalize
 
 # Clause boundaries: sentence punctuation (not inside numbers) and contrast words.
 _CLAUSE = re.compile(
@@ -139,17 +139,6 @@ def _root(word: str) -> str:
     return root[:-3] if root.endswith("tion") else root
 
 
-# Ways of saying the same thing that people type for what rubrics write: a phrase with one
-# of them is also matched with each of the others in its place.
-PARAPHRASES = (
-    ("concurrently", "at the same time", "simultaneously", "side by side"),
-    ("workload dependent", "depends on the workload", "varies with the workload",
-     "varies by workload", "varies per workload", "varies with the job", "depends on the job"),
-    ("cannot be preempted", "cant be preempted", "cannot be interrupted", "cant be interrupted",
-     "not preemptible", "non preemptible", "runs to completion", "run to completion"),
-    ("eighths", "8 slices", "eight slices", "8 parts", "eight parts"),
-    ("sevenths", "7 slices", "seven slices", "7 parts", "seven parts"),
-)  # fmt: skip
 _PARAPHRASE_GROUPS = tuple(tuple(normalize(p) for p in group) for group in PARAPHRASES)
 
 
