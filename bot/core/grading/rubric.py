@@ -86,8 +86,20 @@ def _phrase_pattern(phrase: str) -> re.Pattern[str] | None:
     words = normalize(phrase).split()
     if not words:
         return None
-    parts = [_word_pattern(w) for w in words]
-    return re.compile(r"(?<![\w.])" + r"\s?".join(parts) + r"(?![\w])")
+    parts = [
+        _BE if 0 < i < len(words) - 1 and w in _BE_WORDS else _word_pattern(w)
+        for i, w in enumerate(words)
+    ]
+    return re.compile(r"(?<![\w.])" + _JOIN.join(parts) + r"(?![\w])")
+
+
+# Between two words of a phrase, the answer may put a possessive or a demonstrative, as it
+# may put an article: "stays inside its instance" is "inside the instance".
+_JOIN = r"\s?(?:(?:its|their|this|that|each|every)\s)?"
+# A "to be" inside a phrase may be left out or put in another tense, as terse answers do:
+# "faults are contained" is also "faults contained", "faults were contained".
+_BE_WORDS = frozenset({"is", "are", "was", "were", "be", "been", "being", "gets", "get"})
+_BE = r"(?:(?:" + "|".join(sorted(_BE_WORDS)) + r")\s)?"
 
 
 _DETERMINERS = frozenset({"its", "their", "his", "her", "your", "our", "my", "this", "that"})
@@ -242,7 +254,7 @@ def _respelt(parts: list[tuple[str, str]], question: Question) -> list[tuple[str
 def clauses(answer: str) -> list[tuple[str, str]]:
     """Split ``answer`` into clauses, each as (folded text, normalised text)."""
     out: list[tuple[str, str]] = []
-    for piece in _CLAUSE.split(spell_out(fold(answer))):
+    for piece in _CLAUSE.split(_LABEL.sub(r"\1\2 ", spell_out(fold(answer)))):
         if piece and piece.strip():
             normal = normalize(piece)
             if normal and out and _RELATIVE.match(normal):
@@ -255,6 +267,11 @@ def clauses(answer: str) -> list[tuple[str, str]]:
 
 
 _RELATIVE = re.compile(r"(?:which|who|whose)\b")
+# A short label that opens a line or a sentence is read with what follows it: "DP: splits
+# the batch" is one clause about data parallelism, not a bare "DP" and a bare "splits".
+_LABEL = re.compile(
+    r"(^|\n|[.;!?]\s|\s[-–—]\s)\s*[-*•]?\s*([^\W\d_][\w/+.-]*(?: [\w/+.-]+){0,2}):\s"
+)
 
 
 def _negated(normal: str, start: int, end: int) -> bool:
