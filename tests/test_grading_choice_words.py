@@ -288,3 +288,47 @@ def test_either_or_makes_a_mutually_exclusive_rubric_point() -> None:
     )
     made = [m.point for m in match_rubric(question, "it's either/or, per host")[0]]
     assert made == ["They are mutually exclusive"]
+
+
+PLUGINS = make(
+    "multi",
+    "Which extended resources does the sharing plugin use? Select all that apply.",
+    ["example.com/diskmem", "example.com/diskio", "example.com/disk.shared", "example.com/raid-1"],
+    ["example.com/diskmem", "example.com/diskio"],
+)
+PETS = make(
+    "multi",
+    "Which of these are mammals? Select all that apply.",
+    ["Dog", "Cat", "Frog", "Parrot"],
+    ["Dog", "Cat"],
+)
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        # A dot inside a name ends no clause: "not disk.shared" denies the whole name.
+        ("diskmem and diskio, not disk.shared", Verdict.CORRECT),
+        # "nor" denies what follows it, after an aside too.
+        (
+            "diskmem and diskio, not disk.shared (that's the old one) nor the raid one",
+            Verdict.CORRECT,
+        ),
+        ("diskmem, diskio and disk.shared", Verdict.INCORRECT),
+    ],
+)
+def test_names_with_dots_and_nor(answer: str, expected: Verdict) -> None:
+    assert verdict(PLUGINS, answer) is expected
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        # A denying aside about choices the list left out is a remark, not a pick.
+        ("dog and cat (frog and parrot aren't mammals)", Verdict.CORRECT),
+        ("dog (cat isn't one)", Verdict.PARTIAL),
+        ("dog, frog (parrot isn't)", Verdict.INCORRECT),
+    ],
+)
+def test_a_denying_aside_about_choices_left_out(answer: str, expected: Verdict) -> None:
+    assert verdict(PETS, answer) is expected

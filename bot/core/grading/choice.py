@@ -321,7 +321,8 @@ def polar_words(text: str) -> tuple[tuple[str, bool], ...]:
     from bot.core.grading.numeric import words_to_digits
 
     out: list[tuple[str, bool]] = []
-    for clause in re.split(r"[,;.!?()]+(?!\d)|\bbut\b|\bwhile\b|\bwhereas\b", fold(text)):
+    # A dot inside a name ("gpu.shared", "nvidia.com") ends no clause.
+    for clause in re.split(r"[,;!?()]+(?!\d)|\.+(?!\w)|\bbut\b|\bwhile\b|\bwhereas\b", fold(text)):
         clause = _PRONOUN_ONE.sub(r"\1", clause)
         plain = _PER.sub(r"per\1 \1", plain_paraphrases(normalize(clause)))
         normal = _TIMES.sub(r"\1x", normalize(words_to_digits(plain)))
@@ -481,7 +482,8 @@ def _fuzzy_named(normal: str, key: ChoiceKey) -> set[int]:
 _PARTS = re.compile(
     r"[,\n+&]|/(?!(?:s|sec|h|hr|hour|day)\b)|\band\b|\bplus\b|\bor\b|\bnor\b|\balso\b"
 )
-_SEGMENTS = re.compile(r"[;.!?()\[\]]+(?!\d)|\s-+\s|\bbut\b|\bwhile\b")
+# A dot inside a name ("gpu.shared") ends no segment.
+_SEGMENTS = re.compile(r"[;!?()\[\]]+|\.+(?![\w])|\s-+\s|\bbut\b|\bwhile\b")
 _ALL_BUT = re.compile(
     r"^\s*(?:all|every\w*|any)(?:\s+(?:of\s+)?(?:them|the\s+above))?"
     r"\s+(?:except|but|besides|apart\s+from|other\s+than)\s+(.+)$"
@@ -534,13 +536,16 @@ def _denial_runs(before: str, question: Question, key: ChoiceKey) -> bool:
     return False
 
 
+_NOR = re.compile(r"\bnor\b")
+
+
 def _listed(answer: str, question: Question, key: ChoiceKey) -> tuple[set[int], set[int]]:
     """The choices a list answer names and those it denies ("not the A30 or the L4").
 
     Whole choice texts are taken first (they may hold commas), then the rest part by part."""
     named: set[int] = set()
     denied: set[int] = set()
-    text = fold(answer)
+    text = _NOR.sub(", not ", fold(answer))  # "nor the mig one" denies it, after an aside too
     for i, pattern in _folded_patterns(question):
         for m in pattern.finditer(text):
             before = normalize(text[: m.start()]).split()[-2:]
@@ -673,7 +678,10 @@ def named_choices(question: Question, answer: str) -> set[int]:
 
 # Words that add a later remark's choices to the list: "(the A30 too)", "A10 can't either".
 _ADDING = frozenset({"too", "also", "either", "well", "plus", "likewise", "same"})
-_REMARK = re.compile(r"\(([^()]*)\)|[;.!?]+(?!\d)\s*([^;.!?()]*)|\s[-—–]+\s([^;.!?()]*)")
+_REMARK = re.compile(
+    r"\(([^()]*)\)|(?:[;!?]+|\.+(?!\w))\s*((?:[^;.!?()]|\.(?=\w))*)"
+    r"|\s[-—–]+\s((?:[^;.!?()]|\.(?=\w))*)"
+)
 
 
 def _comments_dropped(answer: str, question: Question, key: ChoiceKey) -> str:
@@ -729,7 +737,7 @@ def _remark_words(remark: str, question: Question) -> list[str]:
     for _, pattern in _folded_patterns(question):
         text = pattern.sub(" ", text)
     known = frozenset().union(*fragment_key(question).plain)
-    saying = [w for w in normalize(text).split() if w in _SAYING]
+    saying = [w for w in normalize(text).split() if w in _SAYING or w in _DENY_CUES]
     return [w for w in content_words(text) if w not in known] + saying
 
 
