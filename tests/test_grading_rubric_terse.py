@@ -95,3 +95,27 @@ def test_terse_forms_of_a_phrase_make_it(answer: str) -> None:
 @pytest.mark.parametrize("answer", ["faults are not contained", "faults never contained"])
 def test_a_terse_denial_still_denies(answer: str) -> None:
     assert "Faults are contained" not in made(ISOLATION, answer)
+
+
+SPLITS = make(
+    "What does sharding a table do, and where do the shards live?",
+    [
+        {"point": "It splits the table's rows", "any": ["splits the rows"]},
+        {"point": "Each shard lives inside one region", "any": ["inside one region"]},
+    ],
+)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "it divides the rows, each shard within one region",
+        "cuts the rows; shards stay within one region",
+    ],
+)
+def test_a_phrase_word_matches_its_synonyms(answer: str) -> None:
+    assert grade(SPLITS, answer).verdict is Verdict.CORRECT
+
+
+def test_a_synonym_of_another_word_makes_no_point() -> None:
+    assert made(SPLITS, "it copies the rows, each shard outside one region") == []

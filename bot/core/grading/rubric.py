@@ -106,10 +106,33 @@ _DETERMINERS = frozenset({"its", "their", "his", "her", "your", "our", "my", "th
 _INFLECTION = re.compile(r"(?<=[a-z]{3})(?:ing|ed|es|s)$")
 
 
+# Words that rubric phrases and answers use for one another: a phrase word matches each
+# of its group's words in their forms ("splits the batch" is "divides the batch").
+SYNONYMS = (
+    ("inside", "within"),
+    ("split", "divide", "cut", "shard"),
+    ("whole", "entire", "full"),
+    ("restart", "reboot", "relaunch"),
+    ("large", "big", "huge"),
+    ("small", "tiny"),
+    ("fast", "quick"),
+    ("guarantee", "promise"),
+)
+_SYNONYM = {word: group for group in SYNONYMS for word in group}
+
+
 def _word_pattern(word: str) -> str:
     """One word of a phrase in its other forms: "stays" is also "stay", "stayed",
     "staying"; "contained" is "contains"; a possessive ("its") may be any or none, and an
-    object pronoun ("them") any word or none."""
+    object pronoun ("them") any word or none; a word of a synonym group, any of the group's."""
+    group = _SYNONYM.get(word) or _SYNONYM.get(_INFLECTION.sub("", word))
+    if group:
+        return "(?:" + "|".join(_forms(w) for w in group) + ")"
+    return _forms(word)
+
+
+def _forms(word: str) -> str:
+    """``word`` in its other forms (see :func:`_word_pattern`)."""
     if word in ("them", "it"):  # "won't kick them out" is also "won't kick out kernels"
         return r"(?:\w+\s)?"
     if word in _DETERMINERS:
