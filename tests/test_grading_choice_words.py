@@ -332,3 +332,67 @@ def test_names_with_dots_and_nor(answer: str, expected: Verdict) -> None:
 )
 def test_a_denying_aside_about_choices_left_out(answer: str, expected: Verdict) -> None:
     assert verdict(PETS, answer) is expected
+
+
+STEPS = make(
+    "multi",
+    "Which belong in an incident review? Select all that apply.",
+    [
+        "A timeline of events",
+        "The root causes",
+        "Follow-up actions with owners",
+        "Who to fire",
+        "Rumours",
+    ],
+    ["A timeline of events", "The root causes", "Follow-up actions with owners"],
+)
+HOOKS = make(
+    "multi",
+    "Which hooks must every storage driver implement (not the optional ones)? Select all.",
+    ["Mount", "Unmount", "Resize", "Snapshot"],
+    ["Mount", "Unmount"],
+)
+SIZES = make(
+    "multi",
+    "Which disk sizes does the small plan offer? Select all that apply.",
+    ["1 TB", "2 TB", "3 TB", "8 TB"],
+    ["1 TB", "2 TB"],
+)
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        ("A-C", Verdict.CORRECT),
+        ("a through c", Verdict.CORRECT),
+        ("1, 2 and 3", Verdict.CORRECT),
+        ("1-3", Verdict.CORRECT),
+        ("all except D and E", Verdict.CORRECT),
+        ("A (the timeline), B (root causes), C (actions and owners)", Verdict.CORRECT),
+        ("A-D", Verdict.INCORRECT),
+        ("1-4", Verdict.INCORRECT),
+        ("all except E", Verdict.INCORRECT),
+    ],
+)
+def test_letter_ranges_places_and_glosses(answer: str, expected: Verdict) -> None:
+    assert verdict(STEPS, answer) is expected
+
+
+def test_digits_are_no_places_when_a_choice_holds_digits() -> None:
+    assert verdict(SIZES, "1 TB and 2 TB") is Verdict.CORRECT
+    assert verdict(SIZES, "1-3") is not Verdict.CORRECT
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        ("A and B (C and D are optional)", Verdict.CORRECT),
+        ("mount + unmount; resize and snapshot are optional", Verdict.CORRECT),
+        ("mount and unmount; snapshot is required too", Verdict.INCORRECT),
+        ("mount, unmount; resize isn't required", Verdict.CORRECT),
+    ],
+)
+def test_a_sentence_that_calls_other_choices_optional_is_a_remark(
+    answer: str, expected: Verdict
+) -> None:
+    assert verdict(HOOKS, answer) is expected

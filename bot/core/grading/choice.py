@@ -627,6 +627,28 @@ def _identifiers_joined(question: Question, answer: str) -> str:
     return answer
 
 
+_RANGE = re.compile(r"(?<![\w'’])([a-j])\s*(?:-|–|to|through|thru)\s*([a-j])(?![\w'’])", re.I)
+_PLACES_ONLY = re.compile(r"^\s*[1-9](?:\s*(?:,|and|&|\+|/|-|–|to|through)\s*[1-9])*\s*$")
+
+
+def _ranges_spelt(answer: str, question: Question, key: ChoiceKey) -> str:
+    """``answer`` with letter ranges written out ("A-C", "a through c" -> "a, b, c"), and a
+    list of places ("1, 2 and 3", "1-3") as letters when no choice holds a digit."""
+    digits = any(ch.isdigit() for c in question.choices for ch in c)
+    if _PLACES_ONLY.match(answer) and not digits:
+        places = {str(i + 1): letter for i, letter in enumerate(key.letters)}
+        answer = re.sub(r"[1-9]", lambda m: places.get(m.group(0), m.group(0)), answer)
+
+    def spelt(m: re.Match[str]) -> str:
+        start, stop = ord(m.group(1).lower()), ord(m.group(2).lower())
+        if not (start < stop and chr(stop) in key.letters):
+            return m.group(0)
+        upper = m.group(1).isupper()
+        return ", ".join(chr(c).upper() if upper else chr(c) for c in range(start, stop + 1))
+
+    return _RANGE.sub(spelt, answer)
+
+
 def named_choices(question: Question, answer: str) -> set[int]:
     """Return the indexes of the choices that ``answer`` names.
 
@@ -634,6 +656,8 @@ def named_choices(question: Question, answer: str) -> set[int]:
     """
     key = choice_key(question)
     answer = _identifiers_joined(question, answer)
+    if question.kind == "multi":
+        answer = _ranges_spelt(answer, question, key)
     normal, ends = clause_normal(answer)
     every = set(range(len(key.normals)))
     if question.kind == "multi" and _ALL.match(normal):
@@ -646,14 +670,22 @@ def named_choices(question: Question, answer: str) -> set[int]:
         if but:
             left_out: set[int] = set()
             for part in _PARTS.split(but.group(1)):
-                if part.strip():
+                if part.strip() in key.letters:  # "all except D and E"
+                    left_out.add(key.letters.index(part.strip()))
+                elif part.strip():
                     left_out |= _part_named(part, question, key, 0.1)
             if left_out:
                 return every - left_out
     named = _texts_named(normal, key, ends)
     named |= letters | _places_named(fold(answer), len(key.normals), key.normals)
     if question.kind == "multi":
-        listed, denied = _listed(_comments_dropped(answer, question, key), question, key)
+        kept = _comments_dropped(answer, question, key)
+        if kept != answer:
+            letters, _ = _letters_named(kept, key)
+            rest = [t for t in re.sub(r"[^\w'’]+", " ", fold(kept)).split() if t not in _FILLER]
+            if rest and all(t in key.letters for t in rest):  # "A and B (C, D are optional)"
+                return letters
+        listed, denied = _listed(kept, question, key)
         return (listed | (letters - denied)) or named
     if len(named) > 1:
         named = _aside_dropped(answer, key) or _exceptions_dropped(answer, question, key) or named
@@ -694,11 +726,15 @@ def _comments_dropped(answer: str, question: Question, key: ChoiceKey) -> str:
     besides their names, and has no word that adds them ("too", "also", "either"). When the
     question asks what does not hold, a remark that denies ("A10 has no MIG") adds its
     choices."""
-    text = fold(answer)
+    text = answer
     first = _REMARK.search(text)
     if not first:
         return answer
-    lead, _ = _listed(text[: first.start()], question, key)
+
+    def names(part: str) -> set[int]:
+        return _listed(part, question, key)[0] | _letters_named(part, key)[0]
+
+    lead = names(text[: first.start()])
     if not lead:
         return answer
     negative = asks_negative(question)
@@ -706,19 +742,24 @@ def _comments_dropped(answer: str, question: Question, key: ChoiceKey) -> str:
     end = first.start()
     for m in _REMARK.finditer(text, first.start()):
         kept.append(text[end : m.start()])
+        lead |= names(text[end : m.start()])  # "A (likelihood), B (owners)" glosses B
         end = m.end()
         aside = m.group(1) is not None
         remark = next((g for g in m.groups() if g is not None), "")
-        named, _ = _listed(remark, question, key)
+        named = names(remark)
         words = normalize(remark).split()
         said = _remark_words(remark, question)
         denies = bool(_DENY_CUES.intersection(words))
+        # Words the choices themselves use ("only to time-sliced") say nothing against them;
+        # a denial ("isn't required") is read by the list itself.
+        own = {w for i in named for w in key.normals[i].split()}
+        limits = bool(_LIMITING.intersection(words) - own)
         comment = (
             bool(named)
             and not named & lead
             and not _ADDING.intersection(words)
             and bool(said)
-            and (aside or negative)
+            and (aside or negative or limits)
             and not (negative and denies)
         )
         kept.append(" ; " if comment else " ; " + remark)
@@ -726,6 +767,9 @@ def _comments_dropped(answer: str, question: Question, key: ChoiceKey) -> str:
     return "".join(kept)
 
 
+# Words that say a later sentence's choices fall short: "PreStartContainer is optional",
+# "the A30 only goes to 4".
+_LIMITING = frozenset({"optional", "only", "max", "maxes", "limited", "unsupported"})
 # Verbs that say something of a choice in a remark: "the eagle and the sparrow can".
 _SAYING = frozenset({"can", "do", "does", "did", "has", "have", "is", "are", "will"})
 
