@@ -396,3 +396,20 @@ def test_a_sentence_that_calls_other_choices_optional_is_a_remark(
     answer: str, expected: Verdict
 ) -> None:
     assert verdict(HOOKS, answer) is expected
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        # Letters that lead an answer are all of them, not the first few.
+        ("A, B, C, D but not E", Verdict.INCORRECT),
+        ("A, B, C and not D or E", Verdict.CORRECT),
+        ("A, B: the others are noise", Verdict.PARTIAL),
+        # Denied letters, and "the rest" for the choices not denied.
+        ("not D or E, the rest yes", Verdict.CORRECT),
+        ("not D, the others", Verdict.INCORRECT),
+        ("A, B, C, not D", Verdict.CORRECT),
+    ],
+)
+def test_letters_in_lists_with_denials(answer: str, expected: Verdict) -> None:
+    assert verdict(STEPS, answer) is expected

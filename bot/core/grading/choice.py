@@ -62,7 +62,7 @@ _LETTER = r"[a-j](?![\w'’])"
 _JOIN = r"\s*(?:[+&/,]|\band\b)\s*"
 _LEAD_LETTERS = re.compile(
     rf"^\s*(?:(?:options?|answers?|choices?)\s*:?\s*)?({_LETTER}(?:{_JOIN}{_LETTER})*)"
-    r"\s*(?:[:;,.]|-+\s)\s*\S"
+    r"\s*(?:[:;,.]|-+\s)\s*(?!" + _LETTER + r")\S"  # "A, B, C, D but not E" is no lead "A, B, C"
 )
 _ONE_LETTER = re.compile(rf"(?<![\w'’]){_LETTER}")
 _JOINED_LETTERS = re.compile(rf"(?<![\w'’]){_LETTER}(?:\s*[+&/]\s*{_LETTER})+")
@@ -627,6 +627,26 @@ def _identifiers_joined(question: Question, answer: str) -> str:
     return answer
 
 
+_DENIED_LETTERS = re.compile(
+    r"\b(?:not|nor|except|excluding|never)\s+((?:[A-J])(?:\s*(?:,|/|\bor\b|\band\b|\bnor\b)\s*[A-J])*)"
+    r"(?![\w'’])"
+)
+
+
+def _letters_denied(answer: str, key: ChoiceKey) -> set[int]:
+    """The letters an answer denies: "not D or E", "except C"."""
+    out: set[int] = set()
+    for m in _DENIED_LETTERS.finditer(answer):
+        out |= {
+            key.letters.index(t.lower())
+            for t in re.findall(r"[A-J]", m.group(1))
+            if t.lower() in key.letters
+        }
+    return out
+
+
+# The choices an answer did not deny, when it says so: "not D or E, the rest yes".
+_THE_REST = re.compile(r"\b(?:the rest|the others|all others|all the others|everything else)\b")
 _RANGE = re.compile(r"(?<![\w'’])([a-j])\s*(?:-|–|to|through|thru)\s*([a-j])(?![\w'’])", re.I)
 _PLACES_ONLY = re.compile(r"^\s*[1-9](?:\s*(?:,|and|&|\+|/|-|–|to|through)\s*[1-9])*\s*$")
 
@@ -686,7 +706,11 @@ def named_choices(question: Question, answer: str) -> set[int]:
             if rest and all(t in key.letters for t in rest):  # "A and B (C, D are optional)"
                 return letters
         listed, denied = _listed(kept, question, key)
-        return (listed | (letters - denied)) or named
+        denied |= _letters_denied(kept, key)
+        found = listed | (letters - denied)
+        if denied and not found - denied and _THE_REST.search(fold(answer)):
+            return every - denied  # "not D or E, the rest yes"
+        return found or named
     if len(named) > 1:
         named = _aside_dropped(answer, key) or _exceptions_dropped(answer, question, key) or named
     if named:
