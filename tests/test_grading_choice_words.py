@@ -413,3 +413,33 @@ def test_a_sentence_that_calls_other_choices_optional_is_a_remark(
 )
 def test_letters_in_lists_with_denials(answer: str, expected: Verdict) -> None:
     assert verdict(STEPS, answer) is expected
+
+
+LINKS = make(
+    "choice",
+    "A slide claims 'the switch has 2 TB/s per port'. What is correct?",
+    [
+        "Each port has 400 GB/s; the 16 ports total 6.4 TB/s",
+        "The claim is right: 2 TB/s per port",
+        "Each port has 1.2 TB/s",
+    ],
+    "Each port has 400 GB/s; the 16 ports total 6.4 TB/s",
+)
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        ("0.4 TB/s each", Verdict.CORRECT),
+        ("6400 GB/s for the lot", Verdict.CORRECT),
+        ("1200 GB/s", Verdict.INCORRECT),
+        ("2000 GB/s", Verdict.INCORRECT),
+    ],
+)
+def test_a_choices_figure_in_another_unit_names_it(answer: str, expected: Verdict) -> None:
+    assert verdict(LINKS, answer) is expected
+
+
+def test_a_letter_with_a_figure_is_still_its_pick() -> None:
+    assert verdict(LINKS, "A, 400 GB/s") is Verdict.CORRECT
+    assert verdict(LINKS, "C (1.2 TB/s)") is Verdict.INCORRECT

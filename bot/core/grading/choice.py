@@ -506,7 +506,34 @@ def _part_named(
     if named:
         return named
     index = _fragment_named(part, question, lone_share)
-    return {index} if index is not None else set()
+    return {index} if index is not None else _quantity_named(part, question)
+
+
+@lru_cache(maxsize=4096)
+def _choice_quantities(question: Question) -> tuple[tuple[tuple[float, str], ...], ...]:
+    """Each choice's figures with units, in base units ("900 GB/s" as 9e11 bytes/s)."""
+    from bot.core.grading.rubric import _quantities_in
+
+    return tuple(tuple((v, d) for _, v, d in _quantities_in(fold(c))) for c in question.choices)
+
+
+def _quantity_named(answer: str, question: Question) -> set[int]:
+    """The one choice that holds every figure the answer gives, in whatever unit: "0.9
+    TB/s each" names "Each H100 has 900 GB/s ..."."""
+    from bot.core.grading.rubric import _quantities_in
+
+    given = [(v, d) for _, v, d in _quantities_in(fold(answer))]
+    if not given:
+        return set()
+
+    def holds(figures: tuple[tuple[float, str], ...]) -> bool:
+        return all(
+            any(d == e and abs(v - w) <= 0.01 * max(abs(v), abs(w)) for w, e in figures)
+            for v, d in given
+        )
+
+    fits = [i for i, figures in enumerate(_choice_quantities(question)) if holds(figures)]
+    return set(fits) if len(fits) == 1 else set()
 
 
 @lru_cache(maxsize=4096)
@@ -672,8 +699,41 @@ def _ranges_spelt(answer: str, question: Question, key: ChoiceKey) -> str:
 def named_choices(question: Question, answer: str) -> set[int]:
     """Return the indexes of the choices that ``answer`` names.
 
-    Takes a choice or multi question and a non-empty answer; never raises.
+    Takes a choice or multi question and a non-empty answer; never raises. A choice
+    question's one pick whose figures the answer's figures all miss ("1200 GB/s" for
+    "Each port has 400 GB/s ...") is no pick: the figure names a choice, not a unit word.
     """
+    named = _named(question, answer)
+    if (
+        question.kind == "choice"
+        and len(named) == 1
+        and _figures_miss(answer, question, *named)
+        and not _letters_named(answer, choice_key(question))[0]  # a letter is a pick
+    ):
+        return set()
+    return named
+
+
+def _figures_miss(answer: str, question: Question, index: int) -> bool:
+    """Whether the answer gives figures of a kind choice ``index`` has, and none of them
+    is one of its figures (in any unit)."""
+    from bot.core.grading.rubric import _quantities_in
+
+    given = [(v, d) for _, v, d in _quantities_in(fold(answer))]
+    figures = _choice_quantities(question)[index]
+    kinds = {d for _, d in figures} & {d for _, d in given}
+    if not kinds:
+        return False
+    return not any(
+        d == e and abs(v - w) <= 0.01 * max(abs(v), abs(w))
+        for v, d in given
+        for w, e in figures
+        if d in kinds
+    )
+
+
+def _named(question: Question, answer: str) -> set[int]:
+    """:func:`named_choices` before the figures are checked."""
     key = choice_key(question)
     answer = _identifiers_joined(question, answer)
     if question.kind == "multi":
@@ -729,7 +789,9 @@ def named_choices(question: Question, answer: str) -> set[int]:
     listed, _ = _listed(answer, question, key)
     if len(listed) != 1:
         listed = _exceptions_dropped(answer, question, key)
-    return listed if len(listed) == 1 and not _contradicted(answer, question, *listed) else set()
+    if len(listed) == 1 and not _contradicted(answer, question, *listed):
+        return listed
+    return _quantity_named(answer, question)
 
 
 # Words that add a later remark's choices to the list: "(the A30 too)", "A10 can't either".
