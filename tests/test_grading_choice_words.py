@@ -443,3 +443,30 @@ def test_a_choices_figure_in_another_unit_names_it(answer: str, expected: Verdic
 def test_a_letter_with_a_figure_is_still_its_pick() -> None:
     assert verdict(LINKS, "A, 400 GB/s") is Verdict.CORRECT
     assert verdict(LINKS, "C (1.2 TB/s)") is Verdict.INCORRECT
+
+
+CRASH = make(
+    "choice",
+    "One worker in a shared pool hits a fatal error. Which workers are affected?",
+    [
+        "Only the worker that caused it",
+        "Every pool worker on that host",
+        "Every worker on every host of the rack",
+        "None: the pool restarts the job transparently",
+    ],
+    "Every pool worker on that host",
+)
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        # "pool" is denied in the last choice only, so it still points to this one.
+        ("all pool workers on the same host", Verdict.CORRECT),
+        ("only the one that caused it", Verdict.INCORRECT),
+    ],
+)
+def test_a_word_another_choice_only_denies_still_points_here(
+    answer: str, expected: Verdict
+) -> None:
+    assert verdict(CRASH, answer) is expected

@@ -443,7 +443,9 @@ def _only_fit(given: frozenset[tuple[str, bool]], key: FragmentKey, index: int) 
         return False
     words = {w for w, _ in seen}
     others = [p for j, p in enumerate(key.plain) if j != index]
-    return any(all(w not in p for p in others) for w in words) and all(
+    # A word another choice has only denied ("None: MPS restarts ...") is still this one's.
+    polar = [ws for j, ws in enumerate(key.words) if j != index]
+    return any(all(w not in ws for ws in polar) for w in seen) and all(
         not words <= p for p in others
     )
 
