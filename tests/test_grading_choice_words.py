@@ -470,3 +470,9 @@ def test_a_word_another_choice_only_denies_still_points_here(
     answer: str, expected: Verdict
 ) -> None:
     assert verdict(CRASH, answer) is expected
+
+
+def test_accents_are_folded_away() -> None:
+    painters = make("choice", "Who painted the water lilies?", ["Monet", "Manet", "Degas"], "Monet")
+    assert verdict(painters, "Claude Monét") is Verdict.CORRECT
+    assert verdict(painters, "Mánet") is Verdict.INCORRECT

@@ -29,10 +29,14 @@ DASHES = str.maketrans(dict.fromkeys("\u2010\u2011\u2012\u2013\u2014\u2015\u2212
 
 
 def fold(text: str) -> str:
-    """Return ``text`` in NFKC form, case-folded, dashes as "-", whitespace runs as one space."""
-    return _SPACES.sub(
-        " ", unicodedata.normalize("NFKC", text).casefold().translate(DASHES)
-    ).strip()
+    """Return ``text`` in NFKC form, case-folded, without accents ("Ampère" is "ampere"),
+    dashes as "-", whitespace runs as one space."""
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    if not folded.isascii():
+        decomposed = unicodedata.normalize("NFKD", folded)
+        bare = "".join(c for c in decomposed if unicodedata.category(c) != "Mn")
+        folded = unicodedata.normalize("NFKC", bare)
+    return _SPACES.sub(" ", folded.translate(DASHES)).strip()
 
 
 @lru_cache(maxsize=8192)
