@@ -20,7 +20,7 @@ from rapidfuzz import fuzz
 from rapidfuzz.distance import Levenshtein
 
 from bot.core.content import Question
-from bot.core.grading.normalize import fold, normalize
+from bot.core.grading.normalize import fold, normalize, plain_paraphrases
 from bot.core.grading.overlap import STOPWORDS
 
 # Snowball's English stemmer (PyStemmer): "isolated" and "isolation" are one word.
@@ -62,7 +62,7 @@ _LETTER = r"[a-j](?![\w'’])"
 _JOIN = r"\s*(?:[+&/,]|\band\b)\s*"
 _LEAD_LETTERS = re.compile(
     rf"^\s*(?:(?:options?|answers?|choices?)\s*:?\s*)?({_LETTER}(?:{_JOIN}{_LETTER})*)"
-    r"\s*(?:[:;,.]|-+\s)\s*\S"
+    r"\s*(?:[:;,.]|-+\s)\s*(?!" + _LETTER + r")\S"  # "A, B, C, D but not E" is no lead "A, B, C"
 )
 _ONE_LETTER = re.compile(rf"(?<![\w'’]){_LETTER}")
 _JOINED_LETTERS = re.compile(rf"(?<![\w'’]){_LETTER}(?:\s*[+&/]\s*{_LETTER})+")
@@ -135,6 +135,12 @@ def _letters_named(raw: str, key: ChoiceKey) -> tuple[set[int], bool]:
     return named, False
 
 
+def _denied_after(words: list[str]) -> bool:
+    """Whether the words just after a choice deny it ("the L4 can't do it"). "B200 but not
+    the A30" denies the A30, not the B200: a denial after "but" is of what follows."""
+    return bool(words) and words[0] != "but" and bool(_DENIED_AFTER.intersection(words[:2]))
+
+
 _CLAUSE_END = re.compile(r"[,;.!?:()](?!\d)")
 # Where the words that may deny a choice just named end: "B200 - not the A30" denies the A30.
 _AFTER_END = re.compile(r"[,;.!?:()](?!\d)|\s-+\s")
@@ -171,7 +177,7 @@ def _texts_named(
             if _NEGATIONS.intersection(normal[: m.start()].split()[-2:]):
                 continue
             stop = next((e for e in ends if e >= m.end()), len(normal))
-            if _DENIED_AFTER.intersection(normal[m.end() : stop].split()[:2]):
+            if _denied_after(normal[m.end() : stop].split()):
                 after_denied.add(i)
             else:
                 named.add(i)
@@ -192,7 +198,15 @@ _PLACE = re.compile(
 )
 
 
-def _places_named(folded: str, count: int) -> set[int]:
+def _ordinal_in_choices(word: str, normals: tuple[str, ...]) -> bool:
+    """Whether a choice's text holds the ordinal ``word`` ("third" or "3rd")."""
+    index = _ORDINALS.get(word, -1)
+    forms = {w for w, i in _ORDINALS.items() if i == index and not w.isdigit()}
+    forms -= {"one", "two", "three", "four", "five", "six"}
+    return any(forms.intersection(n.split()) for n in normals)
+
+
+def _places_named(folded: str, count: int, normals: tuple[str, ...] = ()) -> set[int]:
     """Choices named by place: "the second one", "option three", "#2", "the last one"."""
     named: set[int] = set()
     for m in _PLACE.finditer(folded):
@@ -200,6 +214,8 @@ def _places_named(folded: str, count: int) -> set[int]:
         before = folded[: m.start()].split()[-2:]
         if _NEGATIONS.intersection(w.strip(",.;:") for w in before):
             continue
+        if m.group(4) and _ordinal_in_choices(word, normals):
+            continue  # "3rd" alone, when a choice is "Third generation", names it by text
         index = count - 1 if word == "last" else _ORDINALS.get(word, -1)
         if 0 <= index < count:
             named.add(index)
@@ -226,7 +242,15 @@ ABBREVIATIONS = {
     "w": "with", "fb": "framebuffer", "vram": "memory", "gpus": "gpu", "approx": "about",
     "1st": "first", "2nd": "second", "3rd": "third", "4th": "fourth", "5th": "fifth",
     "optimiser": "optimizer", "behaviour": "behavior",
+    # Words with one meaning for a choice: "integers" are whole numbers, work that runs
+    # "concurrently" overlaps, "smaller" is less.
+    "integer": "whole number", "integers": "whole numbers", "concurrent": "overlap",
+    "concurrently": "overlap", "concurrency": "overlap", "simultaneous": "overlap",
+    "simultaneously": "overlap", "smaller": "less", "fewer": "less",
 }  # fmt: skip
+# A denial ends where a complement starts: "no sharing of an allocated device" denies the
+# sharing, not the device; "not shared between containers" keeps the containers.
+_COMPLEMENT = frozenset({"of", "between", "across", "among", "for", "to", "from", "on", "with"})
 _ORDINAL_NUMBERS = {
     "first": "1", "second": "2", "third": "3", "fourth": "4", "fifth": "5", "sixth": "6",
     "seventh": "7", "eighth": "8",
@@ -255,13 +279,22 @@ def _word_stems(words: list[str]) -> list[str]:
         if _VERSION.fullmatch(word):  # "R580.82.07" is also the 580 branch
             out.append(word.split(".")[0].lstrip("r"))
         for part in _SPLIT_NUMBER.sub(" ", word).split():
-            for piece in ABBREVIATIONS.get(part, part).split():
+            glued = _GLUED.sub(r"\1 \2", part).split()  # "gpumem" is the GPU's memory
+            for piece in (p for w in glued for p in ABBREVIATIONS.get(w, w).split()):
                 piece = _ORDINAL_NUMBERS.get(piece, piece)
-                if piece in _KEPT or (piece not in STOPWORDS and piece not in _FILLER):
+                if piece in _KEPT or (
+                    piece not in STOPWORDS and piece not in _FILLER and piece not in _LIGHT
+                ):
                     out.append(_stem(piece))
     return out
 
 
+# Resource names glued to "gpu": "gpumem" and "gpucores" are the memory and the cores.
+_GLUED = re.compile(r"^(v?gpu)([a-z]{3,})$")
+# "per" says nothing alone; what it is per does: "per node" is not "per GPU".
+_PER = re.compile(r"\bper ([^\W\d_]+)")
+# Verbs that say nothing of a choice: "it gets clamped" is "it is clamped".
+_LIGHT = frozenset({"get", "gets", "got", "getting", "gotten"})
 # Common words kept because their opposite says the reverse: "the same VM", "different VMs".
 _KEPT = frozenset({"same", "before", "after"})
 _VERSION = re.compile(r"r?\d+\.\d+\.\d+")
@@ -288,17 +321,21 @@ def polar_words(text: str) -> tuple[tuple[str, bool], ...]:
     from bot.core.grading.numeric import words_to_digits
 
     out: list[tuple[str, bool]] = []
-    for clause in re.split(r"[,;.!?()]+(?!\d)|\bbut\b|\bwhile\b|\bwhereas\b", fold(text)):
+    # A dot inside a name ("gpu.shared", "nvidia.com") ends no clause.
+    for clause in re.split(r"[,;!?()]+(?!\d)|\.+(?!\w)|\bbut\b|\bwhile\b|\bwhereas\b", fold(text)):
         clause = _PRONOUN_ONE.sub(r"\1", clause)
-        normal = _TIMES.sub(r"\1x", normalize(words_to_digits(clause)))
+        plain = _PER.sub(r"per\1 \1", plain_paraphrases(normalize(clause)))
+        normal = _TIMES.sub(r"\1x", normalize(words_to_digits(plain)))
         words = normal.split()
         cut = next((i for i, w in enumerate(words) if w in _DENY_CUES), len(words))
         head, tail = words[:cut], words[cut + 1 :]
         short_subject = 0 < len(head) <= 3 and len(tail) <= 2
         if cut < len(words) and words[cut] in _DENY_SUBJECT and short_subject:
             head, tail = [], head + tail
+        stop = next((i for i, w in enumerate(tail) if i and w in _COMPLEMENT), len(tail))
         out.extend((w, True) for w in _word_stems(head))
-        out.extend((w, False) for w in _word_stems(tail))
+        out.extend((w, False) for w in _word_stems(tail[:stop]))
+        out.extend((w, True) for w in _word_stems(tail[stop:]))
     return tuple(out)
 
 
@@ -406,7 +443,9 @@ def _only_fit(given: frozenset[tuple[str, bool]], key: FragmentKey, index: int) 
         return False
     words = {w for w, _ in seen}
     others = [p for j, p in enumerate(key.plain) if j != index]
-    return any(all(w not in p for p in others) for w in words) and all(
+    # A word another choice has only denied ("None: MPS restarts ...") is still this one's.
+    polar = [ws for j, ws in enumerate(key.words) if j != index]
+    return any(all(w not in ws for ws in polar) for w in seen) and all(
         not words <= p for p in others
     )
 
@@ -441,8 +480,12 @@ def _fuzzy_named(normal: str, key: ChoiceKey) -> set[int]:
     return {index}
 
 
-_PARTS = re.compile(r"[,/\n+&]|\band\b|\bplus\b|\bor\b|\bnor\b|\balso\b")
-_SEGMENTS = re.compile(r"[;.!?()\[\]]+(?!\d)|\s-+\s|\bbut\b|\bwhile\b")
+# A slash lists choices ("a/b"), except in a unit: "TB/s", "GPU/h".
+_PARTS = re.compile(
+    r"[,\n+&]|/(?!(?:s|sec|h|hr|hour|day)\b)|\band\b|\bplus\b|\bor\b|\bnor\b|\balso\b"
+)
+# A dot inside a name ("gpu.shared") ends no segment.
+_SEGMENTS = re.compile(r"[;!?()\[\]]+|\.+(?![\w])|\s-+\s|\bbut\b|\bwhile\b")
 _ALL_BUT = re.compile(
     r"^\s*(?:all|every\w*|any)(?:\s+(?:of\s+)?(?:them|the\s+above))?"
     r"\s+(?:except|but|besides|apart\s+from|other\s+than)\s+(.+)$"
@@ -457,7 +500,7 @@ def _part_named(
     """Choices one part of a list names: by text, by place, by spelling, or by fragment."""
     normal, ends = clause_normal(part)
     named = _texts_named(normal, key, ends, strict=True) | _places_named(
-        fold(part), len(key.normals)
+        fold(part), len(key.normals), key.normals
     )
     if named:
         return named
@@ -465,7 +508,34 @@ def _part_named(
     if named:
         return named
     index = _fragment_named(part, question, lone_share)
-    return {index} if index is not None else set()
+    return {index} if index is not None else _quantity_named(part, question)
+
+
+@lru_cache(maxsize=4096)
+def _choice_quantities(question: Question) -> tuple[tuple[tuple[float, str], ...], ...]:
+    """Each choice's figures with units, in base units ("900 GB/s" as 9e11 bytes/s)."""
+    from bot.core.grading.rubric import _quantities_in
+
+    return tuple(tuple((v, d) for _, v, d in _quantities_in(fold(c))) for c in question.choices)
+
+
+def _quantity_named(answer: str, question: Question) -> set[int]:
+    """The one choice that holds every figure the answer gives, in whatever unit: "0.9
+    TB/s each" names "Each H100 has 900 GB/s ..."."""
+    from bot.core.grading.rubric import _quantities_in
+
+    given = [(v, d) for _, v, d in _quantities_in(fold(answer))]
+    if not given:
+        return set()
+
+    def holds(figures: tuple[tuple[float, str], ...]) -> bool:
+        return all(
+            any(d == e and abs(v - w) <= 0.01 * max(abs(v), abs(w)) for w, e in figures)
+            for v, d in given
+        )
+
+    fits = [i for i, figures in enumerate(_choice_quantities(question)) if holds(figures)]
+    return set(fits) if len(fits) == 1 else set()
 
 
 @lru_cache(maxsize=4096)
@@ -495,19 +565,25 @@ def _denial_runs(before: str, question: Question, key: ChoiceKey) -> bool:
     return False
 
 
+_NOR = re.compile(r"\bnor\b")
+
+
 def _listed(answer: str, question: Question, key: ChoiceKey) -> tuple[set[int], set[int]]:
     """The choices a list answer names and those it denies ("not the A30 or the L4").
 
     Whole choice texts are taken first (they may hold commas), then the rest part by part."""
     named: set[int] = set()
     denied: set[int] = set()
-    text = fold(answer)
+    text = _NOR.sub(", not ", fold(answer))  # "nor the mig one" denies it, after an aside too
     for i, pattern in _folded_patterns(question):
         for m in pattern.finditer(text):
             before = normalize(text[: m.start()]).split()[-2:]
             after = normalize(_AFTER_END.split(text[m.end() :], maxsplit=1)[0]).split()[:2]
-            deny = bool(_NEGATIONS.intersection(before) or _DENIED_AFTER.intersection(after))
-            deny = deny or _denial_runs(text[: m.start()], question, key)
+            denied_before = bool(_NEGATIONS.intersection(before))
+            deny = denied_before or _denial_runs(text[: m.start()], question, key)
+            if not deny and _denied_after(after):
+                # Asked what does not hold, "the kiwi can't" picks the kiwi.
+                deny = not (asks_negative(question) and _DENY_SUBJECT.intersection(after[:2]))
             (denied if deny else named).add(i)
         # A comma, not a full stop, keeps a denial going: "not the A30 or the RTX".
         text = pattern.sub(" , ", text)
@@ -550,16 +626,120 @@ def _aside_dropped(answer: str, key: ChoiceKey) -> set[int]:
     rest = _ASIDE.sub(" ; ", answer)
     normal, ends = clause_normal(rest)
     letters, _ = _letters_named(rest, key)
-    named = _texts_named(normal, key, ends) | letters | _places_named(fold(rest), len(key.normals))
+    named = (
+        _texts_named(normal, key, ends)
+        | letters
+        | _places_named(fold(rest), len(key.normals), key.normals)
+    )
     return named if len(named) == 1 else set()
+
+
+_CAMEL = re.compile(r"\b[A-Z]?[a-z]+(?:[A-Z][a-z]+)+\b")
+
+
+@lru_cache(maxsize=4096)
+def _spelt_identifiers(question: Question) -> tuple[tuple[re.Pattern[str], str], ...]:
+    """Patterns for the choices' CamelCase names spelt as words: "list and watch" or
+    "list-and-watch" is ListAndWatch, "get preferred allocation" GetPreferredAllocation."""
+    out = []
+    for name in sorted({m.group(0) for c in question.choices for m in _CAMEL.finditer(c)}):
+        parts = re.findall(r"[A-Z]?[a-z]+", name)
+        body = r"[\s_-]*".join(map(re.escape, parts))
+        out.append((re.compile(r"(?<![\w.])" + body + r"(?![\w])", re.IGNORECASE), name))
+    return tuple(out)
+
+
+def _identifiers_joined(question: Question, answer: str) -> str:
+    """``answer`` with the choices' CamelCase names it spells as words joined again."""
+    for pattern, name in _spelt_identifiers(question):
+        answer = pattern.sub(name, answer)
+    return answer
+
+
+_DENIED_LETTERS = re.compile(
+    r"\b(?:not|nor|except|excluding|never)\s+((?:[A-J])(?:\s*(?:,|/|\bor\b|\band\b|\bnor\b)\s*[A-J])*)"
+    r"(?![\w'’])"
+)
+
+
+def _letters_denied(answer: str, key: ChoiceKey) -> set[int]:
+    """The letters an answer denies: "not D or E", "except C"."""
+    out: set[int] = set()
+    for m in _DENIED_LETTERS.finditer(answer):
+        out |= {
+            key.letters.index(t.lower())
+            for t in re.findall(r"[A-J]", m.group(1))
+            if t.lower() in key.letters
+        }
+    return out
+
+
+# The choices an answer did not deny, when it says so: "not D or E, the rest yes".
+_THE_REST = re.compile(r"\b(?:the rest|the others|all others|all the others|everything else)\b")
+_RANGE = re.compile(r"(?<![\w'’])([a-j])\s*(?:-|–|to|through|thru)\s*([a-j])(?![\w'’])", re.I)
+_PLACES_ONLY = re.compile(r"^\s*[1-9](?:\s*(?:,|and|&|\+|/|-|–|to|through)\s*[1-9])*\s*$")
+
+
+def _ranges_spelt(answer: str, question: Question, key: ChoiceKey) -> str:
+    """``answer`` with letter ranges written out ("A-C", "a through c" -> "a, b, c"), and a
+    list of places ("1, 2 and 3", "1-3") as letters when no choice holds a digit."""
+    digits = any(ch.isdigit() for c in question.choices for ch in c)
+    if _PLACES_ONLY.match(answer) and not digits:
+        places = {str(i + 1): letter for i, letter in enumerate(key.letters)}
+        answer = re.sub(r"[1-9]", lambda m: places.get(m.group(0), m.group(0)), answer)
+
+    def spelt(m: re.Match[str]) -> str:
+        start, stop = ord(m.group(1).lower()), ord(m.group(2).lower())
+        if not (start < stop and chr(stop) in key.letters):
+            return m.group(0)
+        upper = m.group(1).isupper()
+        return ", ".join(chr(c).upper() if upper else chr(c) for c in range(start, stop + 1))
+
+    return _RANGE.sub(spelt, answer)
 
 
 def named_choices(question: Question, answer: str) -> set[int]:
     """Return the indexes of the choices that ``answer`` names.
 
-    Takes a choice or multi question and a non-empty answer; never raises.
+    Takes a choice or multi question and a non-empty answer; never raises. A choice
+    question's one pick whose figures the answer's figures all miss ("1200 GB/s" for
+    "Each port has 400 GB/s ...") is no pick: the figure names a choice, not a unit word.
     """
+    named = _named(question, answer)
+    if (
+        question.kind == "choice"
+        and len(named) == 1
+        and _figures_miss(answer, question, *named)
+        and not _letters_named(answer, choice_key(question))[0]  # a letter is a pick
+    ):
+        return set()
+    return named
+
+
+def _figures_miss(answer: str, question: Question, index: int) -> bool:
+    """Whether the answer gives figures of a kind choice ``index`` has, and none of them
+    is one of its figures (in any unit)."""
+    from bot.core.grading.rubric import _quantities_in
+
+    given = [(v, d) for _, v, d in _quantities_in(fold(answer))]
+    figures = _choice_quantities(question)[index]
+    kinds = {d for _, d in figures} & {d for _, d in given}
+    if not kinds:
+        return False
+    return not any(
+        d == e and abs(v - w) <= 0.01 * max(abs(v), abs(w))
+        for v, d in given
+        for w, e in figures
+        if d in kinds
+    )
+
+
+def _named(question: Question, answer: str) -> set[int]:
+    """:func:`named_choices` before the figures are checked."""
     key = choice_key(question)
+    answer = _identifiers_joined(question, answer)
+    if question.kind == "multi":
+        answer = _ranges_spelt(answer, question, key)
     normal, ends = clause_normal(answer)
     every = set(range(len(key.normals)))
     if question.kind == "multi" and _ALL.match(normal):
@@ -572,15 +752,27 @@ def named_choices(question: Question, answer: str) -> set[int]:
         if but:
             left_out: set[int] = set()
             for part in _PARTS.split(but.group(1)):
-                if part.strip():
+                if part.strip() in key.letters:  # "all except D and E"
+                    left_out.add(key.letters.index(part.strip()))
+                elif part.strip():
                     left_out |= _part_named(part, question, key, 0.1)
             if left_out:
                 return every - left_out
     named = _texts_named(normal, key, ends)
-    named |= letters | _places_named(fold(answer), len(key.normals))
+    named |= letters | _places_named(fold(answer), len(key.normals), key.normals)
     if question.kind == "multi":
-        listed, denied = _listed(answer, question, key)
-        return (listed | (letters - denied)) or named
+        kept = _comments_dropped(answer, question, key)
+        if kept != answer:
+            letters, _ = _letters_named(kept, key)
+            rest = [t for t in re.sub(r"[^\w'’]+", " ", fold(kept)).split() if t not in _FILLER]
+            if rest and all(t in key.letters for t in rest):  # "A and B (C, D are optional)"
+                return letters
+        listed, denied = _listed(kept, question, key)
+        denied |= _letters_denied(kept, key)
+        found = listed | (letters - denied)
+        if denied and not found - denied and _THE_REST.search(fold(answer)):
+            return every - denied  # "not D or E, the rest yes"
+        return found or named
     if len(named) > 1:
         named = _aside_dropped(answer, key) or _exceptions_dropped(answer, question, key) or named
     if named:
@@ -599,7 +791,86 @@ def named_choices(question: Question, answer: str) -> set[int]:
     listed, _ = _listed(answer, question, key)
     if len(listed) != 1:
         listed = _exceptions_dropped(answer, question, key)
-    return listed if len(listed) == 1 and not _contradicted(answer, question, *listed) else set()
+    if len(listed) == 1 and not _contradicted(answer, question, *listed):
+        return listed
+    return _quantity_named(answer, question)
+
+
+# Words that add a later remark's choices to the list: "(the A30 too)", "A10 can't either".
+_ADDING = frozenset({"too", "also", "either", "well", "plus", "likewise", "same"})
+_REMARK = re.compile(
+    r"\(([^()]*)\)|(?:[;!?]+|\.+(?!\w))\s*((?:[^;.!?()]|\.(?=\w))*)"
+    r"|\s[-—–]+\s((?:[^;.!?()]|\.(?=\w))*)"
+)
+
+
+def _comments_dropped(answer: str, question: Question, key: ChoiceKey) -> str:
+    """``answer`` without the remarks about choices it did not list: "T4, L40S, A10 (A30
+    and H100 do MIG)" lists three and remarks on two others.
+
+    A remark is an aside in brackets, or (when the question asks what does *not* hold) a
+    later sentence that says something of its choices without denying it ("the A30 and
+    H100 support it"): it names only choices the list before it does not, says something
+    besides their names, and has no word that adds them ("too", "also", "either"). When the
+    question asks what does not hold, a remark that denies ("A10 has no MIG") adds its
+    choices."""
+    text = answer
+    first = _REMARK.search(text)
+    if not first:
+        return answer
+
+    def names(part: str) -> set[int]:
+        return _listed(part, question, key)[0] | _letters_named(part, key)[0]
+
+    lead = names(text[: first.start()])
+    if not lead:
+        return answer
+    negative = asks_negative(question)
+    kept: list[str] = [text[: first.start()]]
+    end = first.start()
+    for m in _REMARK.finditer(text, first.start()):
+        kept.append(text[end : m.start()])
+        lead |= names(text[end : m.start()])  # "A (likelihood), B (owners)" glosses B
+        end = m.end()
+        aside = m.group(1) is not None
+        remark = next((g for g in m.groups() if g is not None), "")
+        named = names(remark)
+        words = normalize(remark).split()
+        said = _remark_words(remark, question)
+        denies = bool(_DENY_CUES.intersection(words))
+        # Words the choices themselves use ("only to time-sliced") say nothing against them;
+        # a denial ("isn't required") is read by the list itself.
+        own = {w for i in named for w in key.normals[i].split()}
+        limits = bool(_LIMITING.intersection(words) - own)
+        comment = (
+            bool(named)
+            and not named & lead
+            and not _ADDING.intersection(words)
+            and bool(said)
+            and (aside or negative or limits)
+            and not (negative and denies)
+        )
+        kept.append(" ; " if comment else " ; " + remark)
+    kept.append(text[end:])
+    return "".join(kept)
+
+
+# Words that say a later sentence's choices fall short: "PreStartContainer is optional",
+# "the A30 only goes to 4".
+_LIMITING = frozenset({"optional", "only", "max", "maxes", "limited", "unsupported"})
+# Verbs that say something of a choice in a remark: "the eagle and the sparrow can".
+_SAYING = frozenset({"can", "do", "does", "did", "has", "have", "is", "are", "will"})
+
+
+def _remark_words(remark: str, question: Question) -> list[str]:
+    """What ``remark`` says besides naming choices: its meaningful words once the
+    choices' texts and words are taken out, and the verbs that affirm ("can", "do")."""
+    text = fold(remark)
+    for _, pattern in _folded_patterns(question):
+        text = pattern.sub(" ", text)
+    known = frozenset().union(*fragment_key(question).plain)
+    saying = [w for w in normalize(text).split() if w in _SAYING or w in _DENY_CUES]
+    return [w for w in content_words(text) if w not in known] + saying
 
 
 def _contradicted(answer: str, question: Question, index: int) -> bool:
@@ -609,6 +880,13 @@ def _contradicted(answer: str, question: Question, index: int) -> bool:
     given = frozenset(polar_words(answer))
     opposites = {o for w, p in given if p for o in OPPOSITE.get(w, ())}
     return bool(_clashing(answer, question.choices[index], opposites & key.plain[index]))
+
+
+@lru_cache(maxsize=4096)
+def asks_negative(question: Question) -> bool:
+    """Whether ``question`` asks what does *not* hold ("Which cannot fly?"); a denial in
+    brackets ("Which must be implemented (not the optional ones)?") is no such question."""
+    return bool(_NEGATIVE_PROMPT.intersection(normalize(_ASIDE.sub(" ", question.prompt)).split()))
 
 
 _NEGATIVE_PROMPT = frozenset(
@@ -641,7 +919,7 @@ def _exceptions_dropped(answer: str, question: Question, key: ChoiceKey) -> set[
                 fine.update(found)
             else:
                 (denied if deny else asserted).update(found)
-    if _NEGATIVE_PROMPT.intersection(normalize(question.prompt).split()):
+    if asks_negative(question):
         # Asked what does not hold: the choices said to be fine are the exceptions.
         asserted, denied = asserted | denied, fine
     else:

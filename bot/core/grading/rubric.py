@@ -17,7 +17,7 @@ import Stemmer
 from rapidfuzz.distance import OSA
 
 from bot.core.content import Question, RubricPoint
-from bot.core.grading.normalize import fold, normalize
+from bot.core.grading.normalize import PARAPHRASES, fold, normalize
 
 # Clause boundaries: sentence punctuation (not inside numbers) and contrast words.
 _CLAUSE = re.compile(
@@ -86,18 +86,53 @@ def _phrase_pattern(phrase: str) -> re.Pattern[str] | None:
     words = normalize(phrase).split()
     if not words:
         return None
-    parts = [_word_pattern(w) for w in words]
-    return re.compile(r"(?<![\w.])" + r"\s?".join(parts) + r"(?![\w])")
+    parts = [
+        _BE if 0 < i < len(words) - 1 and w in _BE_WORDS else _word_pattern(w)
+        for i, w in enumerate(words)
+    ]
+    return re.compile(r"(?<![\w.])" + _JOIN.join(parts) + r"(?![\w])")
+
+
+# Between two words of a phrase, the answer may put a possessive or a demonstrative, as it
+# may put an article: "stays inside its instance" is "inside the instance".
+_JOIN = r"\s?(?:(?:its|their|this|that|each|every)\s)?"
+# A "to be" inside a phrase may be left out or put in another tense, as terse answers do:
+# "faults are contained" is also "faults contained", "faults were contained".
+_BE_WORDS = frozenset({"is", "are", "was", "were", "be", "been", "being", "gets", "get"})
+_BE = r"(?:(?:" + "|".join(sorted(_BE_WORDS)) + r")\s)?"
 
 
 _DETERMINERS = frozenset({"its", "their", "his", "her", "your", "our", "my", "this", "that"})
 _INFLECTION = re.compile(r"(?<=[a-z]{3})(?:ing|ed|es|s)$")
 
 
+# Words that rubric phrases and answers use for one another: a phrase word matches each
+# of its group's words in their forms ("splits the batch" is "divides the batch").
+SYNONYMS = (
+    ("inside", "within"),
+    ("split", "divide", "cut", "shard"),
+    ("whole", "entire", "full"),
+    ("restart", "reboot", "relaunch"),
+    ("large", "big", "huge"),
+    ("small", "tiny"),
+    ("fast", "quick"),
+    ("guarantee", "promise"),
+)
+_SYNONYM = {word: group for group in SYNONYMS for word in group}
+
+
 def _word_pattern(word: str) -> str:
     """One word of a phrase in its other forms: "stays" is also "stay", "stayed",
     "staying"; "contained" is "contains"; a possessive ("its") may be any or none, and an
-    object pronoun ("them") any word or none."""
+    object pronoun ("them") any word or none; a word of a synonym group, any of the group's."""
+    group = _SYNONYM.get(word) or _SYNONYM.get(_INFLECTION.sub("", word))
+    if group:
+        return "(?:" + "|".join(_forms(w) for w in group) + ")"
+    return _forms(word)
+
+
+def _forms(word: str) -> str:
+    """``word`` in its other forms (see :func:`_word_pattern`)."""
     if word in ("them", "it"):  # "won't kick them out" is also "won't kick out kernels"
         return r"(?:\w+\s)?"
     if word in _DETERMINERS:
@@ -139,17 +174,6 @@ def _root(word: str) -> str:
     return root[:-3] if root.endswith("tion") else root
 
 
-# Ways of saying the same thing that people type for what rubrics write: a phrase with one
-# of them is also matched with each of the others in its place.
-PARAPHRASES = (
-    ("concurrently", "at the same time", "simultaneously", "side by side"),
-    ("workload dependent", "depends on the workload", "varies with the workload",
-     "varies by workload", "varies per workload", "varies with the job", "depends on the job"),
-    ("cannot be preempted", "cant be preempted", "cannot be interrupted", "cant be interrupted",
-     "not preemptible", "non preemptible", "runs to completion", "run to completion"),
-    ("eighths", "8 slices", "eight slices", "8 parts", "eight parts"),
-    ("sevenths", "7 slices", "seven slices", "7 parts", "seven parts"),
-)  # fmt: skip
 _PARAPHRASE_GROUPS = tuple(tuple(normalize(p) for p in group) for group in PARAPHRASES)
 
 
@@ -253,7 +277,7 @@ def _respelt(parts: list[tuple[str, str]], question: Question) -> list[tuple[str
 def clauses(answer: str) -> list[tuple[str, str]]:
     """Split ``answer`` into clauses, each as (folded text, normalised text)."""
     out: list[tuple[str, str]] = []
-    for piece in _CLAUSE.split(spell_out(fold(answer))):
+    for piece in _CLAUSE.split(_LABEL.sub(r"\1\2 ", spell_out(fold(answer)))):
         if piece and piece.strip():
             normal = normalize(piece)
             if normal and out and _RELATIVE.match(normal):
@@ -266,6 +290,11 @@ def clauses(answer: str) -> list[tuple[str, str]]:
 
 
 _RELATIVE = re.compile(r"(?:which|who|whose)\b")
+# A short label that opens a line or a sentence is read with what follows it: "DP: splits
+# the batch" is one clause about data parallelism, not a bare "DP" and a bare "splits".
+_LABEL = re.compile(
+    r"(^|\n|[.;!?]\s|\s[-–—]\s)\s*[-*•]?\s*([^\W\d_][\w/+.-]*(?: [\w/+.-]+){0,2}):\s"
+)
 
 
 def _negated(normal: str, start: int, end: int) -> bool:
