@@ -4,6 +4,7 @@ still validated and rejected as clearly as before."""
 
 from __future__ import annotations
 
+import gc
 import subprocess
 import sys
 from pathlib import Path
@@ -161,3 +162,29 @@ def test_a_console_start_on_a_current_database_loads_no_tool_it_does_not_use(
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"
+
+
+def test_the_command_line_called_from_code_leaves_the_garbage_collector_alone() -> None:
+    from bot.cli import main
+
+    before = gc.get_freeze_count()
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    assert main(["content"]) == 2  # a group without an action prints its help
+    assert gc.get_freeze_count() == before
+
+
+def test_the_program_exits_with_its_command_s_code_once_its_objects_are_frozen(
+    tmp_path: Path,
+) -> None:
+    probe = (
+        "import gc, sys\n"
+        "from bot.cli import main\n"
+        "sys.argv = ['studybot', 'grade', '--pack', 'missing.yaml', '--id', 'x', 'an answer']\n"
+        "code = main()\n"
+        "print(code, gc.get_freeze_count() > 0)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, cwd=tmp_path
+    )
+    assert result.stdout.strip() == "2 True", result.stderr
