@@ -54,7 +54,13 @@ from urllib.parse import parse_qsl, quote
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.adapters.slack.payloads import SECRET, TEAM, fixture, signed_headers  # noqa: E402
+from tests.adapters.slack.payloads import (  # noqa: E402
+    SECRET,
+    TEAM,
+    fixture,
+    signed_headers,
+    trigger_id,
+)
 
 CHANNEL = "CBENCH"
 TICKS = os.sysconf("SC_CLK_TCK")
@@ -76,6 +82,9 @@ def click_body(value: str, user: str, response_url: str) -> str:
     body = fixture("block_actions.json")
     body["user"] = {"id": user, "username": user.lower(), "name": user.lower(), "team_id": TEAM}
     body["team"]["id"] = TEAM
+    # Slack gives each click its own trigger_id, and studybot handles a trigger once (a
+    # replay is dropped): the fixture's one id would make every click after the first a replay.
+    body["trigger_id"] = trigger_id()
     body["actions"][0].update(action_id=value, value=value)
     body["channel"]["id"] = CHANNEL
     body["container"].update(channel_id=CHANNEL, message_ts="1700000000.000001")

@@ -5,7 +5,8 @@ Each round runs, interleaved, in fresh processes: ``python -c pass`` (the interp
 console ready: ``studybot console`` on an already migrated SQLite database with stdin at its
 end, so that it starts, reads no line and exits (its whole life is its start-up). Then, in
 this process, where the console's start goes: importing the console, loading the question
-bank, and the part of that load that is jsonschema validating the packs.
+bank, and the part of that load that is jsonschema validating the packs; then loading the
+bank as a start does once the packs' bytes are known to be valid (``ValidatedPacks``).
 
 Prints one JSON object (medians over rounds, seconds). Run:
 ``.venv/bin/python bench/startup.py [--rounds 5]``.
@@ -52,8 +53,15 @@ t3 = time.perf_counter()
 for p, d in data:
     content.schema_problems(d, str(p))
 t4 = time.perf_counter()
+import tempfile, pathlib
+cache = content.ValidatedPacks(pathlib.Path(tempfile.mkdtemp()) / "validated-packs")
+QuestionBank.load(validated=cache)
+t5 = time.perf_counter()
+QuestionBank.load(validated=content.ValidatedPacks(cache.path))
+t6 = time.perf_counter()
 print(json.dumps({"import_console_s": t1 - t0, "load_bank_s": t2 - t1,
-                  "of_which_yaml_s": t3 - t2, "of_which_schema_s": t4 - t3}))
+                  "of_which_yaml_s": t3 - t2, "of_which_schema_s": t4 - t3,
+                  "load_bank_validated_before_s": t6 - t5}))
 """
     out = subprocess.run(
         [sys.executable, "-c", code], check=True, capture_output=True, text=True, cwd=ROOT

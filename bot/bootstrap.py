@@ -18,6 +18,7 @@ from bot.config import Settings, load_settings
 from bot.core.app import StudyBot
 from bot.core.bank import QuestionBank
 from bot.core.clock import Clock, SystemClock
+from bot.core.content import ValidatedPacks
 from bot.core.context import Grader, Services
 from bot.core.daily.posting import DailyPostJob, DailyRevealJob
 from bot.core.due import DueJob
@@ -181,7 +182,13 @@ def bootstrap(
     that ``build_grader`` makes from the settings (tests pass fakes)."""
     settings = settings or load_settings()
     clock = clock or SystemClock()
-    bank = bank if bank is not None else QuestionBank.load(settings.pack_dirs)
+    bank = (
+        bank
+        if bank is not None
+        else QuestionBank.load(
+            settings.pack_dirs, validated=ValidatedPacks(settings.validated_packs_path)
+        )
+    )
     engine = make_engine(settings.database_url)
     try:
         check_connection(engine)

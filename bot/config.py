@@ -40,6 +40,9 @@ class Settings(BaseSettings):
     studybot_charts_dir: str = "charts"  # where the console writes chart PNGs
     # the interactive console's line history; empty keeps it in memory for one run
     studybot_console_history: str = "~/.local/state/studybot/console_history"
+    # Where studybot keeps what it can compute again (the digests of packs that passed
+    # validation, so that a start does not validate unchanged packs); empty keeps nothing.
+    studybot_cache_dir: str = "~/.cache/studybot"
     # How open questions with only a model answer are graded: "auto" uses the semantic
     # model when the `semantic` extra is installed, "lexical" forces the fallback.
     studybot_reference_backend: Literal["auto", "semantic", "lexical"] = "auto"
@@ -177,6 +180,13 @@ class Settings(BaseSettings):
         """The extra pack directories of STUDYBOT_PACKS, in the order given."""
         parts = (p.strip() for p in self.studybot_packs.split(os.pathsep))
         return tuple(Path(p).expanduser() for p in parts if p)
+
+    @property
+    def validated_packs_path(self) -> Path | None:
+        """The file of digests of validated packs, or None when there is no cache dir."""
+        if not self.studybot_cache_dir.strip():
+            return None
+        return Path(self.studybot_cache_dir.strip()).expanduser() / "validated-packs"
 
     @property
     def admin_ids(self) -> frozenset[str]:

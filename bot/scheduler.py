@@ -11,8 +11,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
-
-from apscheduler.schedulers.asyncio import AsyncIOScheduler
+from typing import TYPE_CHECKING
 
 from bot.core.clock import SimulatedClock
 from bot.core.context import Services
@@ -20,6 +19,10 @@ from bot.core.due import DueJob
 from bot.core.ports import UnitOfWork
 from bot.db.outage import OUTAGE, is_outage
 from bot.delivery import OutboxDeliverer, in_thread
+
+# APScheduler is imported by ``start_scheduler``: the console wakes the runner itself.
+if TYPE_CHECKING:
+    from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
 log = logging.getLogger(__name__)
 WAKE_EVERY = timedelta(seconds=5)
@@ -122,6 +125,8 @@ class DueRunner:
 
 def start_scheduler(runner: DueRunner) -> AsyncIOScheduler:
     """Wake the runner every few seconds on the running event loop."""
+    from apscheduler.schedulers.asyncio import AsyncIOScheduler
+
     scheduler = AsyncIOScheduler(timezone="UTC")
     scheduler.add_job(
         runner.run_due,

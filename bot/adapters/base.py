@@ -5,14 +5,15 @@ from __future__ import annotations
 
 import logging
 import sys
-from typing import Protocol
-
-from starlette.routing import BaseRoute
+from typing import TYPE_CHECKING, Protocol
 
 from bot.core.app import APOLOGY
 from bot.db.outage import OUTAGE, TRY_AGAIN, is_outage
 from bot.delivery import Notifier
 from bot.metrics import EVENT_ERRORS
+
+if TYPE_CHECKING:  # the web server's types; the console does not load Starlette
+    from starlette.routing import BaseRoute
 
 #: Seconds a stopping adapter gives the events it acknowledged to be recorded and answered
 #: (an answer burst just before SIGTERM), before it disconnects. With the web server's own

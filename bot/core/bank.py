@@ -7,7 +7,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from bot.core import content
-from bot.core.content import Pack, Question, bank_files, load_packs
+from bot.core.content import Pack, Question, ValidatedPacks, bank_files, load_packs
 from bot.core.errors import ConfigError
 
 
@@ -26,15 +26,22 @@ class QuestionBank:
         return cls(q for pack in packs for q in pack.questions)
 
     @classmethod
-    def load(cls, extra_dirs: Sequence[Path] = (), *, bundled: Path | None = None) -> QuestionBank:
+    def load(
+        cls,
+        extra_dirs: Sequence[Path] = (),
+        *,
+        bundled: Path | None = None,
+        validated: ValidatedPacks | None = None,
+    ) -> QuestionBank:
         """The packs that ship with studybot (``bundled``, default the package's own) and every
-        pack in ``extra_dirs`` (``STUDYBOT_PACKS``), as one bank.
+        pack in ``extra_dirs`` (``STUDYBOT_PACKS``), as one bank. With ``validated``, packs
+        whose bytes passed validation before are not validated again (see ValidatedPacks).
 
         Raises ContentError listing every problem of the packs, and ConfigError when there is
         not one question to ask.
         """
         bundled = bundled if bundled is not None else content.PACKS_DIR
-        bank = cls.from_packs(load_packs(bank_files(extra_dirs, bundled)))
+        bank = cls.from_packs(load_packs(bank_files(extra_dirs, bundled), validated))
         if not len(bank):
             where = ", ".join(str(d) for d in (bundled, *extra_dirs))
             raise ConfigError(

@@ -9,19 +9,23 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
+import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-import jsonschema
 import yaml
 
 from bot.core.errors import ContentError
 from bot.resources import PACKS_DIR as PACKS_DIR  # the bundled packs, for their readers
 from bot.resources import SCHEMA_PATH
+
+if TYPE_CHECKING:
+    import jsonschema
 
 Kind = Literal["choice", "multi", "numeric", "short", "open"]
 KINDS: tuple[Kind, ...] = ("choice", "multi", "numeric", "short", "open")
@@ -133,9 +137,12 @@ class Pack:
 
 @cache
 def _validator() -> jsonschema.protocols.Validator:
+    import jsonschema  # only where a pack is validated: a start with known packs skips it
+
     schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
     cls = jsonschema.validators.validator_for(schema)
-    return cls(schema)
+    validator: jsonschema.protocols.Validator = cls(schema)
+    return validator
 
 
 def _where(path: Sequence[Any], data: Mapping[str, Any]) -> str:
@@ -274,6 +281,11 @@ def parse_pack(data: Any, source: str, path: Path | None = None) -> Pack:
         problems = _rule_problems(data, source)
     if problems:
         raise ContentError(problems)
+    return _build_pack(data, path)
+
+
+def _build_pack(data: Mapping[str, Any], path: Path | None) -> Pack:
+    """A Pack from data that passed :func:`parse_pack`'s checks."""
     pack_id = str(data["pack"])
     questions = tuple(question_from_dict(q, pack_id) for q in data["questions"])
     return Pack(pack=pack_id, title=str(data["title"]), path=path, questions=questions)
@@ -327,18 +339,29 @@ def _children(node: yaml.Node) -> list[yaml.Node]:
 def read_yaml(path: Path) -> Any:
     """Read a YAML file, turning unreadable, oversized or alias-bombed files into
     ContentError."""
+    return _yaml_of(_read_bytes(path), path)
+
+
+def _read_bytes(path: Path) -> bytes:
     try:
         if path.stat().st_size > MAX_YAML_BYTES:
             raise ContentError([f"{path}: larger than {MAX_YAML_BYTES // (1024 * 1024)} MiB"])
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        return path.read_bytes()
+    except OSError as exc:
+        raise ContentError([f"{path}: cannot read: {exc}"]) from exc
+
+
+def _yaml_of(raw: bytes, path: Path, *, bounded: bool = True) -> Any:
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
         raise ContentError([f"{path}: cannot read: {exc}"]) from exc
     loader = _SafeLoader(text)
     try:
         node = loader.get_single_node()
         if node is None:
             return None
-        problem = yaml_bounds_problem(node, str(path))
+        problem = yaml_bounds_problem(node, str(path)) if bounded else None
         if problem is not None:
             raise ContentError([problem])
         return loader.construct_document(node)
@@ -348,9 +371,88 @@ def read_yaml(path: Path) -> Any:
         loader.dispose()
 
 
-def load_pack(path: Path) -> Pack:
-    """Load and validate one pack file."""
-    return parse_pack(read_yaml(path), str(path), path)
+def load_pack(path: Path, validated: ValidatedPacks | None = None) -> Pack:
+    """Load and validate one pack file. With ``validated``, a file whose exact bytes passed
+    validation before (against the same schema and rules) is read without validating it
+    again, and a file that passes now is remembered there."""
+    if validated is None:
+        return parse_pack(read_yaml(path), str(path), path)
+    raw = _read_bytes(path)
+    key = validated.key_of(raw)
+    if key in validated:  # these very bytes passed every check, the YAML bounds included
+        return _build_pack(_yaml_of(raw, path, bounded=False), path)
+    pack = parse_pack(_yaml_of(raw, path), str(path), path)
+    validated.add(key)
+    return pack
+
+
+#: Bumped whenever the checks of :func:`parse_pack` change, so that packs validated under the
+#: old rules are validated again.
+VALIDATION_RULES = "1"
+_VALIDATED_KEEP = 4096  # digests kept in the cache file, newest last
+
+
+@cache
+def _schema_digest() -> bytes:
+    return hashlib.sha256(SCHEMA_PATH.read_bytes()).digest()
+
+
+class ValidatedPacks:
+    """Digests of pack files that passed validation: of their bytes, the schema's bytes and
+    :data:`VALIDATION_RULES`, one hex digest a line in ``path``. A start of the bot then reads,
+    but does not validate again, packs that did not change; a changed byte, a changed schema
+    or changed rules make a new digest, so the pack is validated. ``studybot content lint``
+    does not use it: it always validates fully.
+
+    The file is only a cache: a missing, unreadable or unwritable one means validating (the
+    bot starts as it did without it), and ``None`` as ``path`` keeps it in memory.
+    """
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self._known: list[str] = []
+        self._added: list[str] = []
+        if path is not None:
+            try:
+                self._known = path.read_text(encoding="ascii").split()
+            except (OSError, UnicodeDecodeError):
+                self._known = []
+        self._set = set(self._known)
+
+    @staticmethod
+    def key_of(raw: bytes) -> str:
+        digest = hashlib.sha256(_schema_digest())
+        digest.update(VALIDATION_RULES.encode("ascii"))
+        digest.update(raw)
+        return digest.hexdigest()
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._set
+
+    def add(self, key: str) -> None:
+        if key not in self._set:
+            self._set.add(key)
+            self._added.append(key)
+
+    def save(self) -> None:
+        """Write the digests added since this was read, keeping the newest; errors are
+        ignored (the cache only saves time)."""
+        if self.path is None or not self._added:
+            return
+        keep = (self._known + self._added)[-_VALIDATED_KEEP:]
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".validated-")
+            try:
+                with os.fdopen(fd, "w", encoding="ascii") as out:
+                    out.write("".join(f"{k}\n" for k in keep))
+                os.replace(tmp, self.path)
+            except OSError:
+                Path(tmp).unlink(missing_ok=True)
+                raise
+        except OSError:
+            return
+        self._known, self._added = keep, []
 
 
 def pack_files(directory: Path = PACKS_DIR) -> list[Path]:
@@ -374,15 +476,18 @@ def bank_files(extra_dirs: Sequence[Path] = (), bundled: Path | None = None) -> 
     return files
 
 
-def load_packs(paths: Iterable[Path]) -> list[Pack]:
-    """Load many packs, checking ids across them; every problem is reported together."""
+def load_packs(paths: Iterable[Path], validated: ValidatedPacks | None = None) -> list[Pack]:
+    """Load many packs, checking ids across them; every problem is reported together.
+    ``validated``: see :func:`load_pack`; the digests of packs that passed are saved there."""
     packs: list[Pack] = []
     problems: list[str] = []
     for path in paths:
         try:
-            packs.append(load_pack(path))
+            packs.append(load_pack(path, validated))
         except ContentError as exc:
             problems.extend(exc.problems)
+    if validated is not None:
+        validated.save()
     owner: dict[str, str] = {}
     pack_ids: dict[str, str] = {}
     for pack in packs:

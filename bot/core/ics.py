@@ -12,10 +12,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
-
-import icalendar
+from typing import TYPE_CHECKING
 
 from bot.core.messages import Attachment
+
+# icalendar is imported where a file is built: a start of the bot does not need it.
+if TYPE_CHECKING:
+    import icalendar
 
 PRODID = "-//studybot//mock interviews//EN"
 MIME = "text/calendar"
@@ -61,6 +64,8 @@ class CalendarEvent:
 
 
 def _address(person: Person, role: str | None = None) -> icalendar.vCalAddress:
+    import icalendar
+
     address = icalendar.vCalAddress(person.address)
     address.params["CN"] = icalendar.vText(person.name)
     if role is not None:
@@ -72,6 +77,8 @@ def _address(person: Person, role: str | None = None) -> icalendar.vCalAddress:
 
 def build_ics(event: CalendarEvent) -> bytes:
     """The event as an iCalendar file's bytes (times in UTC)."""
+    import icalendar
+
     cal = icalendar.Calendar()
     cal.add("prodid", PRODID)
     cal.add("version", "2.0")

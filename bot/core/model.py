@@ -118,8 +118,6 @@ class AttemptRepository(Protocol):
         """
         ...
 
-    def has_scored(self, user: User, prompt: DailyPrompt) -> bool: ...
-
 
 WORKSPACES = Port[WorkspaceRepository]("workspaces")
 USERS = Port[UserRepository]("users")

@@ -14,14 +14,16 @@ from collections.abc import Sequence
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
-from sqlalchemy import case, distinct, func, select, update
+from sqlalchemy import String, and_, case, cast, distinct, func, literal, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
+from sqlalchemy.orm.util import identity_key
 
 from bot.core.away import AwayPeriod
 from bot.core.clock import Clock
 from bot.core.daily.schedule import (
     DAY_NAMES,
+    POST_KEY,
     DueChannel,
     DueReveal,
     NewPrompt,
@@ -191,31 +193,37 @@ class SqlDaily(_Repo):
                     found[prompt_id] = ref
         return found
 
-    def _with_ref(self, row: DailyPromptRow | None) -> DailyPrompt | None:
-        if row is None:
-            return None
-        return _prompt(row, self._post_refs([row.id]).get(row.id))
+    def _one(self, *where: Any, latest: bool = False) -> DailyPrompt | None:
+        """The prompt that ``where`` selects (the latest posted one, with ``latest``) and its
+        post's platform id, in one statement: the post's outbox row is joined on its key."""
+        head, tail = POST_KEY.split("{}")
+        post = literal(head) + cast(DailyPromptRow.id, String) + literal(tail)
+        query = (
+            select(DailyPromptRow, OutboxRow.message_ref)
+            .outerjoin(OutboxRow, and_(OutboxRow.key == post, OutboxRow.message_ref.is_not(None)))
+            .where(*where)
+        )
+        if latest:
+            query = query.order_by(DailyPromptRow.posted_at.desc()).limit(1)
+        found = self.session.execute(query).one_or_none()
+        return None if found is None else _prompt(found[0], found[1] or None)
 
     def for_date(self, channel: Channel, local_date: date) -> DailyPrompt | None:
-        row = self.session.scalars(
-            select(DailyPromptRow).where(
-                DailyPromptRow.channel_id == channel.id, DailyPromptRow.local_date == local_date
-            )
-        ).one_or_none()
-        return self._with_ref(row)
+        return self._one(
+            DailyPromptRow.channel_id == channel.id, DailyPromptRow.local_date == local_date
+        )
 
     def latest(self, channel: Channel, before: datetime) -> DailyPrompt | None:
-        row = self.session.scalars(
-            select(DailyPromptRow)
-            .where(DailyPromptRow.channel_id == channel.id, DailyPromptRow.posted_at <= before)
-            .order_by(DailyPromptRow.posted_at.desc())
-            .limit(1)
-        ).one_or_none()
-        return self._with_ref(row)
+        return self._one(
+            DailyPromptRow.channel_id == channel.id,
+            DailyPromptRow.posted_at <= before,
+            latest=True,
+        )
 
     def get(self, workspace: Workspace, prompt_id: int) -> DailyPrompt | None:
-        row = self.session.get(DailyPromptRow, prompt_id)
-        return self._with_ref(row if row is not None and row.workspace_id == workspace.id else None)
+        return self._one(
+            DailyPromptRow.id == prompt_id, DailyPromptRow.workspace_id == workspace.id
+        )
 
     def history(self, channel_ids: Sequence[int]) -> dict[int, list[str]]:
         found: dict[int, list[str]] = {}
@@ -490,7 +498,9 @@ class SqlStreaks(_Repo):
         row.updated_at = self.clock.now()
 
     def add_day(self, user: User, day: date, *, answers: int = 1, frozen: bool = False) -> None:
-        row = self.session.get(ActivityDayRow, (user.id, day))
+        # Usually the day's first activity: insert at once, and read the row only when it
+        # is there already (in this transaction's identity map, or after a conflict).
+        row = self.session.identity_map.get(identity_key(ActivityDayRow, (user.id, day)))
         if row is None:
             inserted = insert_row(
                 self.session,

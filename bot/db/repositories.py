@@ -250,27 +250,22 @@ class SqlAttempts(_Repo):
             values.update(scored_prompt_id=None, points=0)
             new_id = insert_row(self.session, AttemptRow, values, skip_conflict=False)
         row = AttemptRow(id=new_id, **values)
-        self.session.add(
-            AttemptGradeRow(
-                attempt_id=row.id,
-                grader_version=row.grader_version,
-                grader_model=row.grader_model,
-                content_hash=row.content_hash,
-                score=row.score,
-                verdict=row.verdict,
-                feedback=attempt.feedback,
-                graded_at=attempt.answered_at,
-            )
+        insert_row(
+            self.session,
+            AttemptGradeRow,
+            {
+                "attempt_id": row.id,
+                "grader_version": row.grader_version,
+                "grader_model": row.grader_model,
+                "content_hash": row.content_hash,
+                "score": row.score,
+                "verdict": row.verdict,
+                "feedback": attempt.feedback,
+                "graded_at": attempt.answered_at,
+            },
+            skip_conflict=False,
         )
         return _attempt(row, attempt.feedback)
-
-    def has_scored(self, user: User, prompt: DailyPrompt) -> bool:
-        count = self.session.scalar(
-            select(func.count())
-            .select_from(AttemptRow)
-            .where(AttemptRow.user_id == user.id, AttemptRow.scored_prompt_id == prompt.id)
-        )
-        return bool(count)
 
 
 class SqlOutbox(_Repo):

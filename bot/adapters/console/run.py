@@ -7,17 +7,17 @@ import asyncio
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import BinaryIO, TextIO
-
-from rich.console import Console
-from rich.panel import Panel
-from rich.text import Text
+from typing import TYPE_CHECKING, BinaryIO, TextIO
 
 from bot.adapters.console.render import as_json, as_text, save_attachments, without_fences
 from bot.adapters.console.session import ConsoleSession
-from bot.adapters.console.terminal import make_prompt, open_history, run_interactive
 from bot.bootstrap import App
 from bot.core.messages import Delivery, Outgoing
+
+# rich and prompt_toolkit are imported when a terminal is there to draw on: a script (stdin
+# from a pipe or a file) does not pay for them.
+if TYPE_CHECKING:
+    from rich.console import Console
 
 STYLE = {
     Delivery.CHANNEL: "cyan",
@@ -40,6 +40,9 @@ def make_printer(
         if json_lines:
             out.write(as_json(message, channel(), paths) + "\n")
         elif rich_console is not None:
+            from rich.panel import Panel
+            from rich.text import Text
+
             title = {
                 Delivery.CHANNEL: f"#{message.to}",
                 Delivery.PRIVATE: f"to {message.to} (only you)",
@@ -111,6 +114,8 @@ def run_console(
     if interactive:
         # No fixed file: rich then writes to sys.stdout as it is at each print, which is
         # prompt_toolkit's proxy while the prompt shows (messages print above it).
+        from rich.console import Console
+
         rich_console = Console(file=None if stdout is sys.stdout else stdout, force_terminal=True)
     holder: list[ConsoleSession] = []
     charts_dir = Path(app.settings.studybot_charts_dir)
@@ -118,6 +123,8 @@ def run_console(
     session = ConsoleSession(app, user=user, channel=channel, tz=tz, emit=emit)
     holder.append(session)
     if rich_console is not None:
+        from bot.adapters.console.terminal import make_prompt, open_history, run_interactive
+
         prompt = make_prompt(open_history(app.settings.studybot_console_history))
         asyncio.run(run_interactive(session, rich_console, prompt=prompt))
     else:

@@ -10,7 +10,7 @@ from bot.core.display import daily_seed, displayed
 from bot.core.errors import UserError
 from bot.core.grading import Grade
 from bot.core.messages import Button, Card, Delivery, Form, Outgoing
-from bot.core.model import ATTEMPTS, DailyPrompt
+from bot.core.model import DailyPrompt
 from bot.core.numbers import whole_number
 
 VERDICT_MARK = {"correct": "✅", "partial": "🟡", "incorrect": "❌"}
@@ -66,7 +66,9 @@ def answer_daily(ctx: Context, answer: str, prompt: DailyPrompt | None = None) -
     revealed = prompt.reveal_at <= now or (
         prompt.revealed_at is not None and prompt.revealed_at <= now
     )
-    scored = not revealed and not ctx.uow[ATTEMPTS].has_scored(ctx.user, prompt)
+    # Asked to score; the store keeps it as practice when another answer by this user to
+    # this prompt scored first (one unique constraint decides, also between workers).
+    scored = not revealed
     recorded = record_answer(
         ctx,
         answer,

@@ -487,10 +487,14 @@ class ScheduleRepository(Protocol):
 SCHEDULES = Port[ScheduleRepository]("schedules")
 
 
+#: The outbox key of a prompt's post, with ``{}`` for the prompt's id (see :func:`post_key`).
+POST_KEY = "daily:{}:post"
+
+
 def post_key(prompt_id: int) -> str:
     """The outbox key of a prompt's post. Its outbox row keeps the post's platform id once
     sent (``DailyPrompt.message_ref``), which replies in the post's thread are matched by."""
-    return f"daily:{prompt_id}:post"
+    return POST_KEY.format(prompt_id)
 
 
 def prompt_of_post(key: str) -> int | None:

@@ -12,13 +12,16 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
-from dateparser.date import DateDataParser
 from pytimeparse.timeparse import timeparse
 
 from bot.core.errors import UserError
 from bot.core.timezones import zone
+
+# dateparser is slow to import; it is imported where WHEN is read.
+if TYPE_CHECKING:
+    from dateparser.date import DateDataParser
 
 MAX_AHEAD: Final = timedelta(days=90)
 DAY_NAMES: Final = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
@@ -38,6 +41,8 @@ _EXAMPLES: Final = '"tomorrow 3pm", "Fri 15:00" or "2026-12-04 15:00"'
 
 
 def _parser(zone_name: str, base: datetime) -> DateDataParser:
+    from dateparser.date import DateDataParser
+
     settings = {
         "PREFER_DATES_FROM": "future",
         "RELATIVE_BASE": base,
