@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol, TypeVar
 
-from sqlalchemy import func, select, update
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from bot.core.clock import Clock
@@ -216,9 +216,11 @@ class OutboxDeliverer:
         rates = [r.per_second for n in self.notifiers.values() if (r := getattr(n, "rate", None))]
         return max(1, int(max(rates))) if rates else None
 
-    def _claim(self, now: datetime, skip: Sequence[int] = ()) -> list[_Claimed]:
-        """Claim due rows for this worker (SKIP LOCKED on PostgreSQL) and return them: at
-        most :meth:`per_workspace` of each workspace, none of the workspaces in ``skip``."""
+    def _claim(self, now: datetime, skip: Sequence[int] = ()) -> tuple[list[_Claimed], bool]:
+        """Claim due rows for this worker (SKIP LOCKED on PostgreSQL) and return them, and
+        whether there may be more: at most :meth:`per_workspace` of each workspace, none of
+        the workspaces in ``skip``. Rows over a workspace's part are left to the next claim,
+        or to another worker."""
         due = [
             OutboxRow.status == "pending",
             OutboxRow.next_attempt_at <= now,
@@ -229,44 +231,42 @@ class OutboxDeliverer:
             due.append(OutboxRow.workspace_id.not_in(list(skip)))
         cap = self.per_workspace()
         with self.session_factory() as session, session.begin():
-            query = select(
-                OutboxRow.id,
-                OutboxRow.platform,
-                OutboxRow.workspace_id,
-                OutboxRow.payload,
-                OutboxRow.created_at,
-            ).where(*due)
-            if cap is not None:
-                ranked = (
-                    select(
-                        OutboxRow.id,
-                        func.row_number()
-                        .over(
-                            partition_by=OutboxRow.workspace_id,
-                            order_by=(OutboxRow.next_attempt_at, OutboxRow.id),
-                        )
-                        .label("rank"),
-                    )
-                    .where(*due)
-                    .subquery()
-                )
-                query = query.where(
-                    OutboxRow.id.in_(select(ranked.c.id).where(ranked.c.rank <= cap))
-                )
-            query = (
-                query.order_by(OutboxRow.next_attempt_at, OutboxRow.id)
+            candidates = session.execute(
+                select(OutboxRow.id, OutboxRow.workspace_id)
+                .where(*due)
+                .order_by(OutboxRow.next_attempt_at, OutboxRow.id)
                 .limit(self.batch)
                 .with_for_update(skip_locked=True)
+            ).all()
+            taken: Counter[int] = Counter()
+            ids: list[int] = []
+            for row_id, workspace_id in candidates:
+                if cap is None or taken[workspace_id] < cap:
+                    taken[workspace_id] += 1
+                    ids.append(row_id)
+            if not ids:
+                return [], False
+            session.execute(
+                update(OutboxRow)
+                .where(OutboxRow.id.in_(ids))
+                .values(claimed_until=now + CLAIM_FOR)
+                .execution_options(synchronize_session=False)
             )
-            rows = session.execute(query).all()
-            if rows:
-                session.execute(
-                    update(OutboxRow)
-                    .where(OutboxRow.id.in_([r.id for r in rows]))
-                    .values(claimed_until=now + CLAIM_FOR)
-                    .execution_options(synchronize_session=False)
+            rows = session.execute(
+                select(
+                    OutboxRow.id,
+                    OutboxRow.platform,
+                    OutboxRow.workspace_id,
+                    OutboxRow.payload,
+                    OutboxRow.created_at,
                 )
-            return [(r.id, r.platform, r.workspace_id, dict(r.payload), r.created_at) for r in rows]
+                .where(OutboxRow.id.in_(ids))
+                .order_by(OutboxRow.next_attempt_at, OutboxRow.id)
+            ).all()
+            claimed = [
+                (r.id, r.platform, r.workspace_id, dict(r.payload), r.created_at) for r in rows
+            ]
+            return claimed, len(candidates) == self.batch
 
     # -- the background task ---------------------------------------------------------------
 
@@ -432,23 +432,22 @@ class OutboxDeliverer:
         pending: set[asyncio.Task[int]] = set()
         while not self._stopping:
             busy = sorted(w for w, n in self._in_flight.items() if cap and n >= 2 * cap)
-            claimed = await in_thread(self._claim, self.clock.now(), busy)
+            claimed, more = await in_thread(self._claim, self.clock.now(), busy)
             if claimed:
                 self._in_flight.update(row[2] for row in claimed)
                 pending.add(asyncio.create_task(self._send_batch(claimed)))
-            if not claimed and not busy:
-                break  # everything due is claimed
-            if len(claimed) < self.batch and cap is None:
-                break
+            if not pending or (cap is None and not more):
+                break  # everything due is claimed (what is in flight finishes below)
             if cap is None:
                 full = len(pending) >= self.batches_in_flight
             else:
                 full = sum(self._in_flight.values()) >= self.max_in_flight
-            if full or len(claimed) < self.batch:
-                # Wait for a batch to finish, or (a workspace held back) a moment.
+            if full or not more or busy:
+                # Wait for a batch to finish, or a moment (workspaces held back, or messages
+                # in flight whose claims another worker's may follow).
                 done, pending = await asyncio.wait(
                     pending,
-                    timeout=None if full else RECLAIM_EVERY,
+                    timeout=None if full or cap is None else RECLAIM_EVERY,
                     return_when=asyncio.FIRST_COMPLETED,
                 )
                 sent += sum(task.result() for task in done)

@@ -150,12 +150,13 @@ class WorkerShare:
             await asyncio.sleep(self.beat_every)
 
     async def current(self) -> int:
-        """How many workers share each limit now; beats first when the last beat is stale
-        (the first time: before anything is sent), and waits while this worker is joining."""
+        """How many workers share each limit now; beats first when the last beat is a beat
+        old or more (and the first time), and waits while this worker is joining."""
+        # A count older than a beat may miss a worker that joined meanwhile: beat first.
         stale = self._beaten_at is None or time.monotonic() - self._beaten_at >= self.beat_every
-        if stale and (self._beat is None or self._beat.done()):
-            self._beat = asyncio.create_task(self.refresh())
-        if self._beaten_at is None and self._beat is not None:
+        if stale:
+            if self._beat is None or self._beat.done():
+                self._beat = asyncio.create_task(self.refresh())
             await asyncio.shield(self._beat)
         wait = self._ready_at - time.monotonic()
         if wait > 0:
@@ -169,7 +170,9 @@ class Pacing:
 
     def __init__(self, share: WorkerShare) -> None:
         self.share = share
-        self._buckets: OrderedDict[tuple[str, str], AsyncLimiter] = OrderedDict()
+        self._buckets: OrderedDict[tuple[str, str], tuple[AsyncLimiter, asyncio.Lock]] = (
+            OrderedDict()
+        )
         self._loop: asyncio.AbstractEventLoop | None = None
 
     async def wait(self, platform: str, rate: Rate, workspace: int) -> None:
@@ -180,22 +183,26 @@ class Pacing:
             self._loop = loop
         key = (platform, str(workspace) if rate.per == "workspace" else "*")
         workers = await self.share.current()
-        bucket = self._buckets.get(key)
-        if bucket is None:
+        paced = self._buckets.get(key)
+        if paced is None:
             # aiolimiter comes with the platforms' extras, as the notifiers that pace do
             from aiolimiter import AsyncLimiter
 
-            bucket = self._buckets[key] = AsyncLimiter(rate.per_second, 1.0)
+            paced = self._buckets[key] = (AsyncLimiter(rate.per_second, 1.0), asyncio.Lock())
             if len(self._buckets) > MAX_BUCKETS:
                 self._buckets.popitem(last=False)
             if workers > 1:
                 # Sharing with others that may have just sent their bursts: this worker's
                 # bucket starts spent, so that all of them together never burst past one.
-                await bucket.acquire(bucket.max_rate)
+                await paced[0].acquire(paced[0].max_rate)
         self._buckets.move_to_end(key)
-        # One unit per live worker, counted again after each unit: a send that waits while
-        # the count changes (a worker joined, or one died) takes the new share.
-        unit, taken = min(1.0, bucket.max_rate), 0
-        while taken < self.share.workers:
-            await bucket.acquire(unit)
-            taken += 1
+        bucket, turn = paced
+        # One send at a time takes its units, one unit per live worker, counted again after
+        # each unit: sends go out evenly spaced and in order, and one that waits while the
+        # count changes (a worker joined, or one died) takes the new share.
+        unit = min(1.0, bucket.max_rate)
+        async with turn:
+            taken = 0
+            while taken < self.share.workers:
+                await bucket.acquire(unit)
+                taken += 1

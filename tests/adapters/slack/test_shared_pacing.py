@@ -96,9 +96,12 @@ def trace(calls: list[Call]) -> str:
 
 def unsent(app: App) -> int:
     with app.session_factory() as session:
-        return session.scalar(
-            select(func.count()).select_from(OutboxRow).where(OutboxRow.status != "sent")
-        ) or 0
+        return (
+            session.scalar(
+                select(func.count()).select_from(OutboxRow).where(OutboxRow.status != "sent")
+            )
+            or 0
+        )
 
 
 async def test_two_workers_fanning_out_to_one_workspace_stay_within_its_rate(
@@ -178,9 +181,7 @@ async def test_a_worker_that_stops_gives_its_share_back(
     assert a.runner.deliverer.share.workers == 2
     await b.stop()
     with a.session_factory() as session:
-        assert session.scalars(select(DeliveryWorkerRow.id)).all() == [
-            a.runner.deliverer.share.id
-        ]
+        assert session.scalars(select(DeliveryWorkerRow.id)).all() == [a.runner.deliverer.share.id]
     await a.runner.deliverer.share.refresh()
     assert a.runner.deliverer.share.workers == 1
 
@@ -198,4 +199,3 @@ def test_a_heartbeat_forgets_workers_dead_for_an_hour(db_url: str, fake_slack: F
             ]
     finally:
         app.close()
-
