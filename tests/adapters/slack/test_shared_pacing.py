@@ -149,7 +149,7 @@ async def test_a_dead_workers_share_is_taken_back_within_four_beats(
     finally:
         watching.cancel()
     taken_back = next(t for t, n in seen if n == 1)
-    assert taken_back - died <= 4 * BEAT + 0.2
+    assert taken_back - died <= 4 * BEAT + 0.5  # four beats, and room for a loaded machine
     calls = posts(fake_slack)
     assert conforms(sorted(c.at for c in calls), RATE + 1, RATE)
     # from then on the one live worker sends at the workspace's whole rate
