@@ -141,13 +141,14 @@ class WorkerShare:
             self._ready_at = self._beaten_at + 1.5 * self.beat_every
 
     async def keep_beating(self) -> None:
-        """Beat every :attr:`beat_every` seconds, for as long as the task runs."""
+        """Beat about every :attr:`beat_every` seconds, for as long as the task runs."""
         while True:
             try:
                 await self.refresh()
             except Exception:  # the database is down: delivery says so; beat again later
                 log.debug("delivery heartbeat failed", exc_info=True)
-            await asyncio.sleep(self.beat_every)
+            # a little early, so that sends rarely find the count a beat old and wait for it
+            await asyncio.sleep(0.9 * self.beat_every)
 
     async def current(self) -> int:
         """How many workers share each limit now; beats first when the last beat is a beat
