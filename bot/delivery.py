@@ -14,11 +14,13 @@ one per slot, never a batch.
 A failed send is retried with backoff for as long as the message is worth sending: a
 daily post until its reveal, a mock reminder until the mock starts (the ``stale_at`` tag,
 ``bot.core.messages.until``), anything else for :data:`DEFAULT_STALE_AFTER`; then it is
-dropped with a log line. Each platform's
-notifier paces its own sends (aiolimiter: per channel and per workspace on Slack, per bot
-on Discord), the one pacing system, which ``bench/fanout.py`` measures; a
-:class:`RetryLater` from the platform (HTTP 429 with ``Retry-After``) reschedules the
-message for exactly then, without counting it as a failure.
+dropped with a log line. Pacing is one system, which ``bench/fanout.py`` measures: a
+notifier states its platform's limit (:class:`bot.pacing.Rate`: per workspace on Slack,
+per bot on Discord) and delivery paces each message through that workspace's bucket,
+shared between the workers on the database (:mod:`bot.pacing`); Slack's notifier adds its
+per-channel bursts. A :class:`RetryLater` from the platform (HTTP 429 with
+``Retry-After``) reschedules the message for exactly then, without counting it as a
+failure.
 
 Delivery runs beside everything else, never in front of it: one long-lived background task
 per process (:meth:`OutboxDeliverer.start`) sleeps until it is poked, by a unit of work
@@ -31,6 +33,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
@@ -45,14 +48,16 @@ from bot.core.messages import Outgoing, from_payload, stale_at
 from bot.db.models import OutboxRow
 from bot.db.outage import OUTAGE, is_outage
 from bot.metrics import OUTBOX
+from bot.pacing import Pacing, Rate, WorkerShare
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
 CLAIM_FOR = timedelta(minutes=2)
+RECLAIM_EVERY = 0.25  # seconds between claims while a paced workspace holds rows back
 #: How long a message that does not say (``bot.core.messages.until``) is worth sending:
 #: a failing send is retried with backoff until then.
 DEFAULT_STALE_AFTER = timedelta(hours=24)
-_Claimed = tuple[int, str, dict[str, object], datetime]
+_Claimed = tuple[int, str, int, dict[str, object], datetime]
 
 
 class RetryLater(Exception):
@@ -67,9 +72,9 @@ class RetryLater(Exception):
 class Notifier(Protocol):
     """Sends one message on one platform; returns the platform's id for the message.
 
-    A notifier paces its own sends within the platform's limits (``SlackNotifier`` and
-    ``DiscordNotifier`` with aiolimiter) and raises RetryLater when the platform asks to
-    wait; delivery then reschedules the message for exactly then.
+    A notifier may state its platform's send limit as ``rate`` (a :class:`bot.pacing.Rate`);
+    delivery then paces it, shared between workers. It raises RetryLater when the platform
+    asks to wait; delivery then reschedules the message for exactly then.
     """
 
     async def send(self, message: Outgoing) -> str | None: ...
@@ -162,18 +167,30 @@ class OutboxDeliverer:
         batch: int = 250,
         concurrency: int = 64,
         batches_in_flight: int = 2,
+        max_in_flight: int = 5000,
         renew_every: float = CLAIM_FOR.total_seconds() / 3,
+        share: WorkerShare | None = None,
     ) -> None:
         self.session_factory = session_factory
         self.clock = clock
         self.notifiers = notifiers
         self.batch = batch
         self.concurrency = concurrency
-        self.batches_in_flight = batches_in_flight
+        self.batches_in_flight = batches_in_flight  # without paced notifiers
+        self.max_in_flight = max_in_flight  # claimed messages not yet sent, at most
+        # Claimed and not yet sent, per workspace: a claim takes at most one second's worth
+        # of a paced workspace's messages and skips a workspace with two seconds' worth in
+        # flight, so that every workspace of a fan-out is sent at once, each at its own
+        # rate, and the other workers get their part of each.
+        self._in_flight: Counter[int] = Counter()
         self.renew_every = renew_every  # seconds between renewals of a batch's claim
         self._lock: asyncio.Lock | None = None  # one delivery pass at a time in this process
         self._lock_loop: asyncio.AbstractEventLoop | None = None
         self._slots: asyncio.Semaphore | None = None
+        # Each workspace's send limit, shared with the other workers on this database.
+        self.share = share or WorkerShare(session_factory)
+        self.pacing = Pacing(self.share)
+        self._beating: asyncio.Task[None] | None = None
         self.sent = 0  # messages sent by this deliverer, for settle()'s count
         # The background task and its bookkeeping (see start()).
         self._worker: asyncio.Task[None] | None = None
@@ -193,30 +210,63 @@ class OutboxDeliverer:
                 .limit(1)
             )
 
-    def _claim(self, now: datetime) -> list[_Claimed]:
-        """Claim due rows for this worker (SKIP LOCKED on PostgreSQL) and return them."""
+    def per_workspace(self) -> int | None:
+        """How many of one workspace's messages a claim takes at most: one second's worth
+        at the fastest paced notifier's rate; None (no such limit) without paced ones."""
+        rates = [r.per_second for n in self.notifiers.values() if (r := getattr(n, "rate", None))]
+        return max(1, int(max(rates))) if rates else None
+
+    def _claim(self, now: datetime, skip: Sequence[int] = ()) -> tuple[list[_Claimed], bool]:
+        """Claim due rows for this worker (SKIP LOCKED on PostgreSQL) and return them, and
+        whether there may be more: at most :meth:`per_workspace` of each workspace, none of
+        the workspaces in ``skip``. Rows over a workspace's part are left to the next claim,
+        or to another worker."""
+        due = [
+            OutboxRow.status == "pending",
+            OutboxRow.next_attempt_at <= now,
+            OutboxRow.platform.in_(list(self.notifiers)),
+            (OutboxRow.claimed_until.is_(None)) | (OutboxRow.claimed_until < now),
+        ]
+        if skip:
+            due.append(OutboxRow.workspace_id.not_in(list(skip)))
+        cap = self.per_workspace()
         with self.session_factory() as session, session.begin():
-            query = (
-                select(OutboxRow.id, OutboxRow.platform, OutboxRow.payload, OutboxRow.created_at)
-                .where(
-                    OutboxRow.status == "pending",
-                    OutboxRow.next_attempt_at <= now,
-                    OutboxRow.platform.in_(list(self.notifiers)),
-                )
-                .where((OutboxRow.claimed_until.is_(None)) | (OutboxRow.claimed_until < now))
+            candidates = session.execute(
+                select(OutboxRow.id, OutboxRow.workspace_id)
+                .where(*due)
                 .order_by(OutboxRow.next_attempt_at, OutboxRow.id)
                 .limit(self.batch)
                 .with_for_update(skip_locked=True)
+            ).all()
+            taken: Counter[int] = Counter()
+            ids: list[int] = []
+            for row_id, workspace_id in candidates:
+                if cap is None or taken[workspace_id] < cap:
+                    taken[workspace_id] += 1
+                    ids.append(row_id)
+            if not ids:
+                return [], False
+            session.execute(
+                update(OutboxRow)
+                .where(OutboxRow.id.in_(ids))
+                .values(claimed_until=now + CLAIM_FOR)
+                .execution_options(synchronize_session=False)
             )
-            rows = session.execute(query).all()
-            if rows:
-                session.execute(
-                    update(OutboxRow)
-                    .where(OutboxRow.id.in_([r.id for r in rows]))
-                    .values(claimed_until=now + CLAIM_FOR)
-                    .execution_options(synchronize_session=False)
+            rows = session.execute(
+                select(
+                    OutboxRow.id,
+                    OutboxRow.platform,
+                    OutboxRow.workspace_id,
+                    OutboxRow.payload,
+                    OutboxRow.created_at,
                 )
-            return [(r.id, r.platform, dict(r.payload), r.created_at) for r in rows]
+                .where(OutboxRow.id.in_(ids))
+                .order_by(OutboxRow.next_attempt_at, OutboxRow.id)
+            ).all()
+            claimed = [
+                (r.id, r.platform, r.workspace_id, dict(r.payload), r.created_at) for r in rows
+            ]
+            return claimed, len(candidates) == self.batch
 
     # -- the background task ---------------------------------------------------------------
 
@@ -236,6 +286,14 @@ class OutboxDeliverer:
         self._requested = self._completed = 0
         self._stopping = False
         self._worker = loop.create_task(self._run(), name="studybot-outbox")
+        if any(getattr(n, "rate", None) is not None for n in self.notifiers.values()):
+            self._keep_beating()
+
+    def _keep_beating(self) -> None:
+        """Keep this worker's heartbeat while it runs (see :mod:`bot.pacing`)."""
+        loop = asyncio.get_running_loop()
+        if self._beating is None or self._beating.done() or self._beating.get_loop() is not loop:
+            self._beating = loop.create_task(self.share.keep_beating(), name="studybot-beat")
 
     def poke(self) -> None:
         """New messages were committed: wake the background task (starting it if need be).
@@ -291,8 +349,27 @@ class OutboxDeliverer:
             log.warning("outbox delivery did not settle within %.0fs of a client closing", timeout)
 
     async def stop(self, timeout: float = 10.0) -> None:
-        """Stop the background task after the pass in flight (at most ``timeout`` seconds)."""
+        """Stop the background task after the pass in flight (at most ``timeout`` seconds),
+        and give this worker's share of each send limit back to the others."""
         task, self._worker = self._worker, None
+        try:
+            await self._stop_worker(task, timeout)
+        finally:
+            await self._leave()
+
+    async def _leave(self) -> None:
+        beating, self._beating = self._beating, None
+        if beating is None:
+            return
+        beating.cancel()
+        with suppress(asyncio.CancelledError):
+            await beating
+        try:
+            await in_thread(self.share.leave)
+        except Exception:  # the database is down: the row runs out by itself
+            log.warning("delivery worker %s could not sign off; its share runs out", self.share.id)
+
+    async def _stop_worker(self, task: asyncio.Task[None] | None, timeout: float) -> None:
         if task is None or task.done():
             return
         self._stopping = True
@@ -308,9 +385,10 @@ class OutboxDeliverer:
 
     def cancel(self) -> None:
         """Cancel the background task without waiting (when its loop is no longer running)."""
-        task, self._worker = self._worker, None
-        if task is not None and not task.done() and not task.get_loop().is_closed():
-            task.cancel()
+        for task in (self._worker, self._beating):
+            if task is not None and not task.done() and not task.get_loop().is_closed():
+                task.cancel()
+        self._worker = self._beating = None
 
     async def _run(self) -> None:
         assert self._wake is not None and self._done is not None
@@ -348,17 +426,31 @@ class OutboxDeliverer:
 
     async def _deliver_all(self) -> int:
         self._slots = asyncio.Semaphore(self.concurrency)
+        self._in_flight.clear()
+        cap = self.per_workspace()
         sent = 0
         pending: set[asyncio.Task[int]] = set()
         while not self._stopping:
-            claimed = await in_thread(self._claim, self.clock.now())
+            busy = sorted(w for w, n in self._in_flight.items() if cap and n >= 2 * cap)
+            claimed, more = await in_thread(self._claim, self.clock.now(), busy)
             if claimed:
+                self._in_flight.update(row[2] for row in claimed)
                 pending.add(asyncio.create_task(self._send_batch(claimed)))
-            while len(pending) >= self.batches_in_flight:
-                done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+            if not pending or (cap is None and not more):
+                break  # everything due is claimed (what is in flight finishes below)
+            if cap is None:
+                full = len(pending) >= self.batches_in_flight
+            else:
+                full = sum(self._in_flight.values()) >= self.max_in_flight
+            if full or not more or busy:
+                # Wait for a batch to finish, or a moment (workspaces held back, or messages
+                # in flight whose claims another worker's may follow).
+                done, pending = await asyncio.wait(
+                    pending,
+                    timeout=None if full or cap is None else RECLAIM_EVERY,
+                    return_when=asyncio.FIRST_COMPLETED,
+                )
                 sent += sum(task.result() for task in done)
-            if len(claimed) < self.batch:
-                break
         if pending:
             sent += sum(await asyncio.gather(*pending))
         return sent
@@ -400,6 +492,7 @@ class OutboxDeliverer:
         marks: _Marks,
         row_id: int,
         platform: str,
+        workspace_id: int,
         payload: dict[str, object],
         created_at: datetime,
         *,
@@ -409,20 +502,33 @@ class OutboxDeliverer:
         message = from_payload(payload)
         result = _Result(row_id, platform, message, stale_deadline(message, created_at))
         assert self._slots is not None
+        notifier = self.notifiers[platform]
+        rate: Rate | None = getattr(notifier, "rate", None)
+        try:
+            if rate is not None and self.clock.now() < result.stale_at:
+                # Paced before it takes a sending slot: a slow workspace holds up no other.
+                self._keep_beating()
+                await self.pacing.wait(platform, rate, workspace_id)
+        except Exception as exc:
+            log.exception("pacing outbox message %s failed", row_id)
+            result.error = type(exc).__name__
         async with self._slots:
-            if self.clock.now() >= result.stale_at:
+            if result.error is None and self.clock.now() >= result.stale_at:
                 result.stale = True
-            else:
+            elif result.error is None:
                 try:
-                    result.ref = await self.notifiers[platform].send(message)
+                    result.ref = await notifier.send(message)
                 except RetryLater as exc:
                     result.error, result.rate_limited = str(exc), True
                     result.wait = timedelta(seconds=exc.retry_after)
                 except Exception as exc:
                     log.exception("delivery of outbox message %s failed", row_id)
                     result.error = type(exc).__name__
-            await marks.mark(result)
-            unsent.discard(row_id)
+            try:
+                await marks.mark(result)
+            finally:
+                unsent.discard(row_id)
+                self._in_flight[workspace_id] -= 1
         return 1 if result.error is None and not result.stale else 0
 
     def _record(self, results: Sequence[_Result]) -> int:

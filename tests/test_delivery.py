@@ -1,5 +1,5 @@
-"""Outbox delivery: Retry-After, backoff, idempotency keys, claims (pacing is the notifiers'
-own: tests/adapters/slack/test_slack_delivery.py)."""
+"""Outbox delivery: Retry-After, backoff, idempotency keys, claims (pacing, shared between
+workers: tests/adapters/slack/test_shared_pacing.py)."""
 
 from __future__ import annotations
 
@@ -128,8 +128,8 @@ def test_a_worker_does_not_take_messages_another_worker_has_claimed(app: App) ->
     platform = LimitedPlatform(time)
     queue(app, [post("C1", n) for n in range(3)])
     first = deliverer(app, platform, time)
-    claimed = first._claim(app.clock.now())
-    assert len(claimed) == 3
+    claimed, more = first._claim(app.clock.now())
+    assert (len(claimed), more) == (3, False)
     assert asyncio.run(deliverer(app, platform, time).deliver_due()) == 0
 
 

@@ -473,6 +473,19 @@ class OutboxRow(Base):
     created_at: Mapped[datetime]
 
 
+class DeliveryWorkerRow(Base):
+    """A process that delivers the outbox, alive while ``seen_at`` is recent: each one
+    beats every few seconds, and each paces a workspace at its rate divided by the live
+    workers (``bot.pacing``), so several workers together stay within one workspace's
+    limit."""
+
+    __tablename__ = "delivery_worker"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    started_at: Mapped[datetime]
+    seen_at: Mapped[datetime] = mapped_column(index=True)
+
+
 class PointsBucketRow(Base):
     """Leaderboard aggregate: a user's points and scored answers in one period
     (``w:2026-W49``, ``m:2026-12`` in the workspace's zone, or ``all``), kept up to date in

@@ -1,8 +1,9 @@
 """Outbox delivery on Discord: channel posts, replies in a post's thread, DMs, edits.
 
 discord.py paces every route by Discord's own ``X-RateLimit-*`` headers and
-retries short 429s; on top of that an ``aiolimiter`` bucket keeps fan-out
-(a daily post to many channels) under the global 50 requests/s. A rate limit
+retries short 429s; on top of that delivery paces fan-out (a daily post to many channels)
+under the bot's global 50 requests/s (``rate``, per bot, shared between workers:
+:mod:`bot.pacing`). A rate limit
 longer than discord.py's ``max_ratelimit_timeout`` is handed back to the outbox
 as :class:`~bot.delivery.RetryLater`.
 """
@@ -12,11 +13,11 @@ from __future__ import annotations
 import logging
 
 import discord
-from aiolimiter import AsyncLimiter
 
 from bot.adapters.discord.render import render
 from bot.core.messages import Delivery, Outgoing
 from bot.delivery import RetryLater
+from bot.pacing import Rate
 
 log = logging.getLogger(__name__)
 DEFAULT_RETRY = 5.0
@@ -35,25 +36,18 @@ class DiscordNotifier:
 
     def __init__(self, client: discord.Client, sends_per_second: float = 40.0) -> None:
         self.client = client
-        self.sends_per_second = sends_per_second
-        self._limiter: AsyncLimiter | None = None
-
-    def _pace(self) -> AsyncLimiter:
-        if self._limiter is None:  # created in the loop that uses it
-            self._limiter = AsyncLimiter(self.sends_per_second, 1.0)
-        return self._limiter
+        self.rate = Rate(sends_per_second, per="platform")  # Discord's limit is per bot
 
     async def send(self, message: Outgoing) -> str | None:
         """Deliver ``message``; raises RetryLater when Discord asks to wait too long."""
-        async with self._pace():
-            try:
-                return await self._send(message)
-            except discord.RateLimited as exc:
-                raise RetryLater(exc.retry_after) from exc
-            except discord.HTTPException as exc:
-                if exc.status == 429:
-                    raise RetryLater(_retry_after(exc)) from exc
-                raise
+        try:
+            return await self._send(message)
+        except discord.RateLimited as exc:
+            raise RetryLater(exc.retry_after) from exc
+        except discord.HTTPException as exc:
+            if exc.status == 429:
+                raise RetryLater(_retry_after(exc)) from exc
+            raise
 
     async def _send(self, message: Outgoing) -> str | None:
         delivery = message.delivery

@@ -34,6 +34,7 @@ from bot.adapters.slack import render
 from bot.adapters.slack.translate import split_ref, thread_ref
 from bot.core.messages import Attachment, Card, Delivery, Outgoing
 from bot.delivery import RetryLater
+from bot.pacing import Rate
 
 log = logging.getLogger(__name__)
 DEFAULT_RETRY_AFTER = 30.0
@@ -186,10 +187,11 @@ class SlackSender:
 class SlackNotifier:
     """The outbox's way to Slack.
 
-    Fan-out is paced on our side: each channel gets short bursts and then about one
-    message a second (Slack's guidance for ``chat.postMessage``), and one limiter
-    caps the whole workspace. An HTTP 429 is not waited out here: it is raised as
-    RetryLater, so the outbox retries after Slack's ``Retry-After``.
+    Slack's limit is per workspace (``rate``: about 20 messages a second), which delivery
+    paces, shared between workers (:mod:`bot.pacing`); on top of it each channel gets
+    short bursts and then about one message a second (Slack's guidance for
+    ``chat.postMessage``), paced here, per process. An HTTP 429 is not waited out here: it
+    is raised as RetryLater, so the outbox retries after Slack's ``Retry-After``.
     """
 
     def __init__(
@@ -202,25 +204,21 @@ class SlackNotifier:
     ) -> None:
         self.sender = sender
         self.channel_burst = channel_burst
-        self.workspace_per_second = workspace_per_second
+        self.rate = Rate(workspace_per_second, per="workspace")
         self.limiter = limiter
-        self._workspace: AbstractAsyncContextManager[object] | None = None
         self._channels: OrderedDict[str, AbstractAsyncContextManager[object]] = OrderedDict()
 
-    def _pace(self, channel: str) -> tuple[AbstractAsyncContextManager[object], ...]:
+    def _pace(self, channel: str) -> AbstractAsyncContextManager[object]:
         # built on first use, inside the running event loop
-        if self._workspace is None:
-            self._workspace = self.limiter(self.workspace_per_second, 1.0)
         pace = self._channels.get(channel)
         if pace is None:
             pace = self._channels[channel] = self.limiter(self.channel_burst, self.channel_burst)
             if len(self._channels) > MAX_PACED_CHANNELS:
                 self._channels.popitem(last=False)
         self._channels.move_to_end(channel)
-        return self._workspace, pace
+        return pace
 
     async def send(self, message: Outgoing) -> str | None:
         where = message.to if message.delivery in (Delivery.CHANNEL, Delivery.UPDATE) else None
-        workspace, channel = self._pace(where or message.channel or message.to)
-        async with workspace, channel:
+        async with self._pace(where or message.channel or message.to):
             return await self.sender.send(message)

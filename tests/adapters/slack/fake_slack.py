@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,6 +29,7 @@ class Call:
     method: str
     args: dict[str, Any]
     headers: dict[str, str] = field(default_factory=dict)
+    at: float = field(default_factory=time.monotonic)  # when it arrived
 
     def blocks(self) -> list[dict[str, Any]]:
         value = self.args.get("blocks") or []
