@@ -193,12 +193,6 @@ class FakeAttempts(_Repo):
         self.s.attempts[cast(int, stored.id)] = stored
         return stored
 
-    def has_scored(self, user: User, prompt: DailyPrompt) -> bool:
-        return any(
-            a.scored and a.user_id == user.id and a.daily_prompt_id == prompt.id
-            for a in self.s.attempts.values()
-        )
-
 
 class FakeOutbox(_Repo):
     def add(
