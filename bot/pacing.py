@@ -14,8 +14,9 @@ worker that died (``kill -9``) is taken back by the others at their first beat a
 that, within ``4 × BEAT_EVERY``; a worker that stops cleanly removes its row and its share
 goes back at the others' next beat. A worker that joins while others deliver sends
 nothing for ``1.5 × BEAT_EVERY``, so that each of them has counted it (and slowed down)
-before it starts, and a bucket made while others share it starts spent (no burst of its
-own on top of theirs). ``3 × BEAT_EVERY`` must exceed a bucket's one-second period, so
+before it starts, and every new bucket starts spent (no burst of its own on top of a
+burst another worker may have just sent, even one that has not counted it yet).
+``3 × BEAT_EVERY`` must exceed a bucket's one-second period, so
 that a dead worker's last burst has drained before its share is taken back.
 
 The cost per message is no statement at all: one short transaction per worker every
@@ -183,7 +184,7 @@ class Pacing:
             self._buckets.clear()
             self._loop = loop
         key = (platform, str(workspace) if rate.per == "workspace" else "*")
-        workers = await self.share.current()
+        await self.share.current()  # beats when due; waits while this worker joins
         paced = self._buckets.get(key)
         if paced is None:
             # aiolimiter comes with the platforms' extras, as the notifiers that pace do
@@ -192,10 +193,11 @@ class Pacing:
             paced = self._buckets[key] = (AsyncLimiter(rate.per_second, 1.0), asyncio.Lock())
             if len(self._buckets) > MAX_BUCKETS:
                 self._buckets.popitem(last=False)
-            if workers > 1:
-                # Sharing with others that may have just sent their bursts: this worker's
-                # bucket starts spent, so that all of them together never burst past one.
-                await paced[0].acquire(paced[0].max_rate)
+            # A new bucket starts spent: another worker may have just sent its burst, or
+            # may start in the same instant and not be counted yet (two workers that join at
+            # once each count only themselves until their next beat), so that all of them
+            # together never burst past one bucket.
+            await paced[0].acquire(paced[0].max_rate)
         self._buckets.move_to_end(key)
         bucket, turn = paced
         # One send at a time takes its units, one unit per live worker, counted again after
