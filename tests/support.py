@@ -13,8 +13,9 @@ from sqlalchemy import Engine, func, insert, make_url, select, text
 
 from bot.adapters.console.session import ConsoleSession
 from bot.bootstrap import App
-from bot.core.content import Question
+from bot.core.content import Question, question_from_dict
 from bot.core.grading import Grade, Verdict, grade
+from bot.core.grading.rubric import match_rubric
 from bot.core.messages import Delivery, Outgoing
 from bot.db.models import Base, ChannelRow, ChannelScheduleRow, WorkspaceRow
 from bot.metrics import REGISTRY
@@ -242,3 +243,48 @@ def database_down(admin: Engine, url: str) -> Iterator[None]:
     finally:
         with admin.connect() as conn:
             conn.execute(text(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS true'))
+
+
+def choice_question(
+    kind: str, choices: list[str], answer: object, *, prompt: str = "Which?"
+) -> Question:
+    """A ``choice`` or ``multi`` question of ``choices`` whose right one(s) are ``answer``,
+    for grading tests."""
+    return question_from_dict(
+        {
+            "id": "q",
+            "topic": "mig",
+            "role": ["eng"],
+            "difficulty": 1,
+            "kind": kind,
+            "prompt": prompt,
+            "choices": choices,
+            "answer": answer,
+            "explanation": "Because.",
+            "sources": ["https://example.com"],
+        },
+        "t",
+    )
+
+
+def rubric_question(prompt: str, rubric: list[dict[str, object]]) -> Question:
+    """An ``open`` question graded by ``rubric``, for grading tests."""
+    return question_from_dict(
+        {
+            "id": "q",
+            "topic": "mig",
+            "role": ["eng"],
+            "difficulty": 2,
+            "kind": "open",
+            "prompt": prompt,
+            "rubric": rubric,
+            "explanation": "Because.",
+            "sources": ["https://example.com"],
+        },
+        "t",
+    )
+
+
+def points_made(question: Question, answer: str) -> list[str]:
+    """The rubric points ``answer`` makes, as their texts."""
+    return [p.point for p in match_rubric(question, answer)[0]]

@@ -9,26 +9,13 @@ from typing import Any
 
 import pytest
 
-from bot.core.content import Question, question_from_dict
+from bot.core.content import Question
 from bot.core.grading import Verdict, grade
+from tests.support import choice_question
 
 
 def make(kind: str, prompt: str, choices: list[str], answer: Any) -> Question:
-    return question_from_dict(
-        {
-            "id": "q",
-            "topic": "t",
-            "role": ["eng"],
-            "difficulty": 1,
-            "kind": kind,
-            "prompt": prompt,
-            "choices": choices,
-            "answer": answer,
-            "explanation": "Because.",
-            "sources": ["https://example.com"],
-        },
-        "t",
-    )
+    return choice_question(kind, choices, answer, prompt=prompt)
 
 
 LOCKS = make(

@@ -5,33 +5,13 @@ not named."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
-from bot.core.content import Question, question_from_dict
+from bot.core.content import Question
 from bot.core.grading import Verdict, grade
+from tests.support import choice_question
 
-
-def make(kind: str, choices: list[str], answer: Any) -> Question:
-    return question_from_dict(
-        {
-            "id": "q",
-            "topic": "mig",
-            "role": ["eng"],
-            "difficulty": 1,
-            "kind": kind,
-            "prompt": "Which?",
-            "choices": choices,
-            "answer": answer,
-            "explanation": "Because.",
-            "sources": ["https://example.com"],
-        },
-        "t",
-    )
-
-
-MEMORY = make(
+MEMORY = choice_question(
     "choice",
     [
         "HBM2e at about 2 TB/s",
@@ -41,7 +21,7 @@ MEMORY = make(
     ],
     "HBM3 at about 3.35 TB/s",
 )
-COPIES = make(
+COPIES = choice_question(
     "choice",
     [
         "Only compute kernels, not memory copies",
@@ -51,8 +31,8 @@ COPIES = make(
     ],
     "Only compute kernels, not memory copies",
 )
-GPUS = make("multi", ["H100", "L4", "B200", "T4"], ["H100", "B200"])
-GENERATION = make(
+GPUS = choice_question("multi", ["H100", "L4", "B200", "T4"], ["H100", "B200"])
+GENERATION = choice_question(
     "choice",
     ["Third generation", "Fourth generation", "Fifth generation", "Second generation"],
     "Third generation",

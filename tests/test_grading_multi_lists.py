@@ -11,26 +11,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.core.content import Question, question_from_dict
+from bot.core.content import Question
 from bot.core.grading import Verdict, grade
+from tests.support import choice_question
 
 
 def make(choices: list[str], answer: Any) -> Question:
-    return question_from_dict(
-        {
-            "id": "q",
-            "topic": "mig",
-            "role": ["eng"],
-            "difficulty": 1,
-            "kind": "multi",
-            "prompt": "Which?",
-            "choices": choices,
-            "answer": answer,
-            "explanation": "Because.",
-            "sources": ["https://example.com"],
-        },
-        "t",
-    )
+    return choice_question("multi", choices, answer)
 
 
 RULES = make(

@@ -9,29 +9,10 @@ from __future__ import annotations
 
 import pytest
 
-from bot.core.content import Question, question_from_dict
 from bot.core.grading import Verdict, grade
-from bot.core.grading.rubric import match_rubric
+from tests.support import points_made, rubric_question
 
-
-def make(prompt: str, rubric: list[dict[str, object]]) -> Question:
-    return question_from_dict(
-        {
-            "id": "q",
-            "topic": "t",
-            "role": ["eng"],
-            "difficulty": 2,
-            "kind": "open",
-            "prompt": prompt,
-            "rubric": rubric,
-            "explanation": "Because.",
-            "sources": ["https://example.com"],
-        },
-        "t",
-    )
-
-
-CACHES = make(
+CACHES = rubric_question(
     "Compare the two caches for a team that needs persistence.",
     [
         {
@@ -45,7 +26,7 @@ CACHES = make(
         {"point": "Pick RDB when persistence matters", "any": ["pick rdb", "choose rdb"]},
     ],
 )
-LOCKS = make(
+LOCKS = rubric_question(
     "A reader and a writer touch one row under snapshot isolation. What happens?",
     [
         {
@@ -57,10 +38,6 @@ LOCKS = make(
 )
 
 
-def made(question: Question, answer: str) -> list[str]:
-    return [p.point for p in match_rubric(question, answer)[0]]
-
-
 def test_the_right_claims_about_each_subject_make_their_points() -> None:
     answer = "RDB snapshots to disk; MEMC is memory only and volatile. Pick RDB."
     assert grade(CACHES, answer).verdict is Verdict.CORRECT
@@ -69,13 +46,13 @@ def test_the_right_claims_about_each_subject_make_their_points() -> None:
 def test_a_property_said_of_the_wrong_subject_makes_no_point() -> None:
     # The swap: each property is given to the other subject.
     answer = "MEMC snapshots to disk, while RDB is memory only. Pick RDB."
-    points = made(CACHES, answer)
+    points = points_made(CACHES, answer)
     assert not any(p.startswith(("RDB:", "MEMC:")) for p in points)
     assert grade(CACHES, answer).verdict is not Verdict.CORRECT
 
 
 def test_a_clause_that_names_both_subjects_compares_them() -> None:
-    points = made(CACHES, "unlike MEMC, RDB snapshots to disk")
+    points = points_made(CACHES, "unlike MEMC, RDB snapshots to disk")
     assert "RDB: snapshots to disk, so data survives a restart" in points
 
 
@@ -89,7 +66,7 @@ def test_a_clause_that_names_both_subjects_compares_them() -> None:
     ],
 )
 def test_a_negative_fact_is_made_by_any_denial_of_its_word(answer: str) -> None:
-    assert "Readers are not blocked by the writer" in made(LOCKS, answer)
+    assert "Readers are not blocked by the writer" in points_made(LOCKS, answer)
 
 
 @pytest.mark.parametrize(
@@ -101,10 +78,10 @@ def test_a_negative_fact_is_made_by_any_denial_of_its_word(answer: str) -> None:
     ],
 )
 def test_asserting_the_opposite_does_not_make_a_negative_fact(answer: str) -> None:
-    assert "Readers are not blocked by the writer" not in made(LOCKS, answer)
+    assert "Readers are not blocked by the writer" not in points_made(LOCKS, answer)
 
 
-SAVES = make(
+SAVES = rubric_question(
     "How do you keep a long batch job from losing a day of work?",
     [
         {"point": "Checkpoint often", "any": ["checkpoint often", "checkpoints"]},
@@ -122,10 +99,10 @@ SAVES = make(
     ],
 )
 def test_shorthands_people_type_make_points(answer: str, point: str) -> None:
-    assert point in made(SAVES, answer)
+    assert point in points_made(SAVES, answer)
 
 
-STORES = make(
+STORES = rubric_question(
     "Compare the two stores for a team that needs its data after a reboot.",
     [
         {"point": "RDB: writes to disk, so data survives a restart", "any": ["rdb"]},
@@ -143,12 +120,12 @@ def test_points_named_by_their_subject_are_made_by_claims_in_their_own_words() -
 def test_a_swap_in_words_no_phrase_lists_earns_no_points() -> None:
     # Each subject is given the other's property in the words of the other's point.
     answer = "RDB keeps the data in RAM and it is gone after a restart; MEMC writes it to disk."
-    points = made(STORES, answer)
+    points = points_made(STORES, answer)
     assert not any(p.startswith(("RDB:", "MEMC:")) for p in points)
     assert grade(STORES, answer).verdict is Verdict.INCORRECT
 
 
-QUEUES = make(
+QUEUES = rubric_question(
     "Compare the two queue policies.",
     [
         {"point": "Round Robin: each queue in turn, no minimum share", "any": ["round robin"]},
@@ -161,15 +138,15 @@ QUEUES = make(
     "answer", ["round robin max throughput no minimum", "round robin with zero guarantees"]
 )
 def test_a_claim_that_opens_with_no_after_a_phrase_does_not_deny_it(answer: str) -> None:
-    assert "Round Robin: each queue in turn, no minimum share" in made(QUEUES, answer)
+    assert "Round Robin: each queue in turn, no minimum share" in points_made(QUEUES, answer)
 
 
 @pytest.mark.parametrize("answer", ["round robin isn't one of them", "round robin is not used"])
 def test_a_denial_right_after_a_phrase_still_denies_it(answer: str) -> None:
-    assert "Round Robin: each queue in turn, no minimum share" not in made(QUEUES, answer)
+    assert "Round Robin: each queue in turn, no minimum share" not in points_made(QUEUES, answer)
 
 
-FAULTS = make(
+FAULTS = rubric_question(
     "What happens when one sandbox crashes?",
     [
         {"point": "The crash stays in its sandbox", "any": ["stays in its sandbox", "contained"]},
@@ -203,16 +180,16 @@ def test_other_forms_are_still_denied(answer: str) -> None:
 
 
 def test_an_object_pronoun_in_a_phrase_stands_for_any_word_or_none() -> None:
-    jobs = make(
+    jobs = rubric_question(
         "What does a new urgent job do to running jobs?",
         [{"point": "It does not evict them", "any": ["won't kick them out"]}],
     )
-    assert "It does not evict them" in made(jobs, "it won't kick out the running jobs")
-    assert "It does not evict them" in made(jobs, "it won't kick jobs out")
-    assert "It does not evict them" not in made(jobs, "it will kick them out")
+    assert "It does not evict them" in points_made(jobs, "it won't kick out the running jobs")
+    assert "It does not evict them" in points_made(jobs, "it won't kick jobs out")
+    assert "It does not evict them" not in points_made(jobs, "it will kick them out")
 
 
-POOLS = make(
+POOLS = rubric_question(
     "How should the pool be laid out?",
     [
         {"point": "Keep the pool homogeneous", "any": ["homogeneous pool"]},
@@ -234,15 +211,15 @@ def test_a_one_letter_typo_in_a_long_word_still_makes_the_point(answer: str) -> 
 
 def test_a_word_of_the_question_is_not_taken_for_a_typo() -> None:
     # "sharing" is a word of the prompt, one letter from "sharding": it stays "sharing".
-    state = make(
+    state = rubric_question(
         "Is sharing the optimizer state enough?",
         [{"point": "Sharding the state across workers", "any": ["sharding the state"]}],
     )
-    assert made(state, "sharding the state") == ["Sharding the state across workers"]
-    assert made(state, "sharing the state") == []
+    assert points_made(state, "sharding the state") == ["Sharding the state across workers"]
+    assert points_made(state, "sharing the state") == []
 
 
-OPTIONS = make(
+OPTIONS = rubric_question(
     "List the ways to share one disk between tenants, with one trade-off each.",
     [
         {"point": "QUOTA: hard per-tenant limits, but space is stranded", "any": ["quota"]},
@@ -254,7 +231,7 @@ OPTIONS = make(
 
 def test_subjects_named_without_a_word_about_them_make_no_points() -> None:
     assert grade(OPTIONS, "quota, thin and snap").verdict is not Verdict.CORRECT
-    assert made(OPTIONS, "quota, thin and snap. quota is strict; the others are not") == [
+    assert points_made(OPTIONS, "quota, thin and snap. quota is strict; the others are not") == [
         "QUOTA: hard per-tenant limits, but space is stranded"
     ]
 
@@ -271,26 +248,26 @@ def test_subjects_named_with_something_said_of_them_make_their_points(answer: st
 
 
 def test_a_relative_clause_goes_on_with_the_clause_before_it() -> None:
-    split = make(
+    split = rubric_question(
         "How is the work split?",
         [{"point": "Sharding splits the rows", "any": [r"re:\bshard\w*\b.{0,40}\brows\b"]}],
     )
-    assert made(split, "sharding, which splits the rows across nodes") == [
+    assert points_made(split, "sharding, which splits the rows across nodes") == [
         "Sharding splits the rows"
     ]
-    assert made(split, "sharding. rows stay whole") == []
+    assert points_made(split, "sharding. rows stay whole") == []
 
 
 def test_an_able_form_matches_its_verb() -> None:
-    limits = make(
+    limits = rubric_question(
         "How firm are the quotas?",
         [{"point": "Quotas can be bypassed", "any": ["bypass", "ignore"]}],
     )
-    assert made(limits, "soft, bypassable quotas") == ["Quotas can be bypassed"]
-    assert made(limits, "quotas are not bypassable") == []
+    assert points_made(limits, "soft, bypassable quotas") == ["Quotas can be bypassed"]
+    assert points_made(limits, "quotas are not bypassable") == []
 
 
-RUNS = make(
+RUNS = rubric_question(
     "How do the two kernels run, and can the long one be stopped?",
     [
         {"point": "They run concurrently", "any": ["run concurrently"]},
@@ -312,4 +289,4 @@ def test_paraphrases_people_type_make_the_points(answer: str) -> None:
 
 
 def test_a_denied_paraphrase_makes_no_point() -> None:
-    assert made(RUNS, "they don't run at the same time") == []
+    assert points_made(RUNS, "they don't run at the same time") == []

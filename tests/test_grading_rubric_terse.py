@@ -12,29 +12,10 @@ from __future__ import annotations
 
 import pytest
 
-from bot.core.content import Question, question_from_dict
 from bot.core.grading import Verdict, grade
-from bot.core.grading.rubric import match_rubric
+from tests.support import points_made, rubric_question
 
-
-def make(prompt: str, rubric: list[dict[str, object]]) -> Question:
-    return question_from_dict(
-        {
-            "id": "q",
-            "topic": "t",
-            "role": ["eng"],
-            "difficulty": 2,
-            "kind": "open",
-            "prompt": prompt,
-            "rubric": rubric,
-            "explanation": "Because.",
-            "sources": ["https://example.com"],
-        },
-        "t",
-    )
-
-
-LOGS = make(
+LOGS = rubric_question(
     "Name the two logs a database keeps and what each records.",
     [
         {
@@ -47,17 +28,13 @@ LOGS = make(
         },
     ],
 )
-ISOLATION = make(
+ISOLATION = rubric_question(
     "What does a hardware partition guarantee between two tenants?",
     [
         {"point": "Faults are contained", "any": ["faults are contained", "fault isolation"]},
         {"point": "Work stays inside the partition", "any": ["inside the partition"]},
     ],
 )
-
-
-def made(question: Question, answer: str) -> list[str]:
-    return [p.point for p in match_rubric(question, answer)[0]]
 
 
 @pytest.mark.parametrize(
@@ -73,12 +50,12 @@ def test_a_label_is_read_with_what_follows_it(answer: str) -> None:
 
 
 def test_a_label_alone_makes_no_point() -> None:
-    assert made(LOGS, "WAL: yes. SQL: also yes") == []
+    assert points_made(LOGS, "WAL: yes. SQL: also yes") == []
 
 
 def test_a_time_of_day_is_no_label() -> None:
     # "at 10:30 wal" has no label: a colon between digits is no label's end.
-    assert made(LOGS, "rotated at 10:30 wal") == []
+    assert points_made(LOGS, "rotated at 10:30 wal") == []
 
 
 @pytest.mark.parametrize(
@@ -89,15 +66,18 @@ def test_a_time_of_day_is_no_label() -> None:
     ],
 )
 def test_terse_forms_of_a_phrase_make_it(answer: str) -> None:
-    assert made(ISOLATION, answer) == ["Faults are contained", "Work stays inside the partition"]
+    assert points_made(ISOLATION, answer) == [
+        "Faults are contained",
+        "Work stays inside the partition",
+    ]
 
 
 @pytest.mark.parametrize("answer", ["faults are not contained", "faults never contained"])
 def test_a_terse_denial_still_denies(answer: str) -> None:
-    assert "Faults are contained" not in made(ISOLATION, answer)
+    assert "Faults are contained" not in points_made(ISOLATION, answer)
 
 
-SPLITS = make(
+SPLITS = rubric_question(
     "What does sharding a table do, and where do the shards live?",
     [
         {"point": "It splits the table's rows", "any": ["splits the rows"]},
@@ -118,4 +98,4 @@ def test_a_phrase_word_matches_its_synonyms(answer: str) -> None:
 
 
 def test_a_synonym_of_another_word_makes_no_point() -> None:
-    assert made(SPLITS, "it copies the rows, each shard outside one region") == []
+    assert points_made(SPLITS, "it copies the rows, each shard outside one region") == []
