@@ -213,3 +213,47 @@ def test_stats_and_home_show_the_days_left_and_the_topics_not_covered(
     assert "Fri 01 Jan 2027" not in mchat.say("/stats bob")  # a goal is its owner's only
     mchat.send("/advance 24d")  # the date has passed: nothing more to count down
     assert "Interview" not in home(mapp)
+
+
+def test_no_review_falls_due_after_the_interview(mchat: Transcript, mapp: App) -> None:
+    """Right answers stretch a card's interval, but with an interview on 10 Dec it comes back
+    by the start of 9 Dec in the user's zone; once the date has passed, intervals are FSRS's."""
+    mchat.say("/goal 2026-12-10")
+    day_before = datetime(2026, 12, 8, 23, tzinfo=UTC)  # 00:00 on 9 Dec in Berlin
+    for _day in range(4):
+        mchat.say("/quiz mig 1 easy")
+        assert "Correct" in mchat.say("/answer 7")
+        assert card_due(mapp, "alice", "t-mig-choice").replace(tzinfo=UTC) <= day_before
+        mchat.send("/advance 1d")
+    mchat.send("/advance 10d")  # past the interview
+    mchat.say("/quiz mig 1 easy")
+    assert "Correct" in mchat.say("/answer 7")
+    assert card_due(mapp, "alice", "t-mig-choice").replace(tzinfo=UTC) > datetime(
+        2026, 12, 22, tzinfo=UTC
+    )
+
+
+def test_a_cap_that_has_passed_leaves_the_interval_alone() -> None:
+    user = User(1, 1, "u", "u", "UTC")
+    now = datetime(2026, 12, 1, 9, tzinfo=UTC)
+    card = srs.review(None, user=user, question_id="q", rating=srs.Rating.Easy, now=now, zone=UTC)
+    capped = srs.review(
+        None,
+        user=user,
+        question_id="q",
+        rating=srs.Rating.Easy,
+        now=now,
+        zone=UTC,
+        due_by=now - timedelta(hours=1),
+    )
+    assert capped.due_at == card.due_at > now
+    earlier = srs.review(
+        None,
+        user=user,
+        question_id="q",
+        rating=srs.Rating.Easy,
+        now=now,
+        zone=UTC,
+        due_by=now + timedelta(hours=2),
+    )
+    assert earlier.due_at == now + timedelta(hours=2) < card.due_at

@@ -199,6 +199,7 @@ def _review(
         zone=ctx.user_zone,
         retention=goal.retention_for(ctx),
         missed=result.missed,
+        due_by=goal.review_deadline(ctx),
     )
     ctx.uow[REVIEWS].save(new_card)
     return new_card

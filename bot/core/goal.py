@@ -12,6 +12,8 @@ What the date changes, while it lies ahead (in the user's own zone):
   date nears (:func:`desired_retention`): 0.90 (FSRS's default) until 8 weeks before, then
   linearly up to 0.95 one week before, and 0.95 in the last week. Higher retention means
   shorter intervals, so more of what was learnt is fresh on the day.
+- **Intervals.** No review falls due after the interview: a card FSRS would bring back
+  later is due at the start of the day before it instead (:func:`review_deadline`).
 - **Choice.** A personal ``/quiz`` takes the format's topics first, among weak topics and
   among new questions (:func:`topic_priority`); due reviews still come first.
 - **A mock.** In the last three weeks ``/stats`` suggests a mock, once, unless one is
@@ -27,7 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from typing import Final, Protocol
 
 from bot.core.away import describe_day, parse_day
@@ -108,6 +110,22 @@ def retention_for(ctx: Context) -> float | None:
     today = ctx.now.astimezone(ctx.user_zone).date()
     goal = ahead(ctx.uow, ctx.user, today)
     return None if goal is None else desired_retention((goal.day - today).days)
+
+
+def review_deadline(ctx: Context) -> datetime | None:
+    """The latest a review card may fall due while an interview lies ahead: the start of
+    the day before it in the user's zone (or of the day itself when that has begun), so an
+    interval FSRS stretches past the date brings the card back before it; None without a
+    goal ahead or when both have begun."""
+    zone = ctx.user_zone
+    goal = ahead(ctx.uow, ctx.user, ctx.now.astimezone(zone).date())
+    if goal is None:
+        return None
+    for day in (goal.day - timedelta(days=1), goal.day):
+        start = datetime.combine(day, time(0), tzinfo=zone).astimezone(UTC)
+        if start > ctx.now:
+            return start
+    return None
 
 
 def topic_priority(ctx: Context) -> Callable[[str], int]:

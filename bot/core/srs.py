@@ -144,6 +144,7 @@ def review(
     zone: tzinfo,
     retention: float | None = None,
     missed: Iterable[str] = (),
+    due_by: datetime | None = None,
 ) -> ReviewCard:
     """The card after one review at ``now`` with ``rating``; a new card when ``card`` is None.
 
@@ -152,12 +153,16 @@ def review(
     are the rubric points the answer missed (counted for a leech's notice). An Again on a
     local day with no lapse yet counts one lapse; the lapse that reaches
     :data:`LEECH_LAPSES` (and each :data:`LEECH_AGAIN` after) suspends the card as a leech
-    (:func:`became_leech` tells)."""
+    (:func:`became_leech` tells). ``due_by`` caps the due time (an interview date: a card
+    FSRS would bring back after it comes back before it instead); a cap that is not after
+    ``now`` is ignored."""
     stored: Any = card.state if card is not None else None  # fsrs's own dict form
     fsrs_card = FsrsCard.from_dict(stored) if stored else FsrsCard(card_id=1, due=now)
     scheduler = _scheduler(round(retention or DEFAULT_RETENTION, 3))
     fsrs_card, _log = scheduler.review_card(fsrs_card, rating, now)
     due = _snap_to_local_day(fsrs_card.due, now, zone)
+    if due_by is not None and now < due_by < due:
+        due = due_by
     old: dict[str, Any] = card.state if card else {}
     state: dict[str, Any] = dict(fsrs_card.to_dict())
     today = now.astimezone(zone).date().isoformat()
