@@ -358,7 +358,7 @@ def test_a_quiz_answer_is_regraded_and_earns_no_points(
         shown = displayed(BANK.get(quiz.question_ids[0]), quiz_seed(quiz.id))
         assert shown is not None  # a wrong letter as this quiz displays the choices
         (graded, *_) = private(alice.send(f"/answer {wrong_letter(shown)}"))
-        assert [b.label for b in graded.card.buttons] == ["Dispute"]
+        assert [b.label for b in graded.card.buttons] == ["Dispute", "Bury", "Suspend"]
         alice.send("/dispute I meant alpha")
         person(app, "ada").send("/studybot disputes accept 1")
         (attempt,) = attempts(app)

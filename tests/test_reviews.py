@@ -5,6 +5,7 @@ not a lapse. On SQLite, and on PostgreSQL when it is configured."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -30,7 +31,7 @@ from bot.core.reviews import LIMIT_USAGE, parse_limit
 from bot.core.srs import REVIEWS
 from bot.db.models import OutboxRow, QuizSessionRow, ReviewCardRow, ReviewSettingRow, UserRow
 from tests.support import Transcript, right_letter, row_counts
-from tests.test_quiz import make_question
+from tests.test_quiz import action_event, make_question
 
 NOW = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
 USER = User(1, 1, "alice", "alice", None)
@@ -486,3 +487,48 @@ def displayed_live(app: App) -> Question:
         question = displayed(BANK.get(row.question_ids[row.position]), quiz_seed(row.id))
     assert question is not None
     return question
+
+
+def test_a_grade_card_buries_or_suspends_its_card_with_one_click(
+    chat: Transcript, app: App, clock: SimulatedClock
+) -> None:
+    chat.send("/quiz cuda 2")
+    question = asked(app)
+    assert question is not None
+    grade = chat.send(f"/answer {right_letter(question)}")[0].card
+    labels = {b.label: b.action for b in grade.buttons}
+    assert set(labels) == {"Bury", "Suspend"}  # a right answer: nothing to dispute
+    assert labels["Suspend"] == f"review:suspend:{question.id}"
+    chat.send("/quiz abandon")
+    replies = asyncio.run(app.handle(action_event(labels["Suspend"])))
+    assert f"{question.id} is suspended" in replies[0].text
+    assert cards(app)[question.id].suspended
+    again = asyncio.run(app.handle(action_event(labels["Suspend"])))
+    assert "suspended already" in again[0].text  # a second click changes nothing
+    buried = asyncio.run(app.handle(action_event(labels["Bury"])))
+    assert "nothing to bury" in buried[0].text
+
+
+def test_a_wrong_answer_card_offers_dispute_bury_and_suspend(chat: Transcript, app: App) -> None:
+    chat.send("/quiz cuda 2")
+    question = asked(app)
+    assert question is not None
+    wrong = "B" if right_letter(question) != "B" else "C"
+    grade = chat.send(f"/answer {wrong}")[0].card
+    assert [b.label for b in grade.buttons] == ["Dispute", "Bury", "Suspend"]
+    chat.send("/quiz abandon")
+    replies = asyncio.run(app.handle(action_event(f"review:bury:{question.id}")))
+    assert f"{question.id} is buried: it comes back tomorrow" in replies[0].text
+    assert cards(app)[question.id].buried_until is not None
+
+
+@pytest.mark.parametrize(
+    "action", ["review", "review:bury", "review:freeze:cuda-1", "review:bury:", "review:bury:nope"]
+)
+def test_a_stale_or_forged_card_button_says_so_and_changes_nothing(
+    chat: Transcript, app: App, action: str
+) -> None:
+    before = {qid: (r.suspended, r.buried_until) for qid, r in cards(app).items()}
+    replies = asyncio.run(app.handle(action_event(action)))
+    assert "no longer valid" in replies[0].text or "no review card" in replies[0].text
+    assert {qid: (r.suspended, r.buried_until) for qid, r in cards(app).items()} == before

@@ -20,6 +20,7 @@ from bot.core.mock.rounds import pairing_action
 from bot.core.model import USERS
 from bot.core.quiz.live import live_action
 from bot.core.quiz.personal import quiz_action, quiz_command, review_command
+from bot.core.reviews import card_action
 from bot.core.router import route_answer
 from bot.core.streaks import show_streak
 from bot.core.timezones import parse_zone, zone_warning
@@ -206,4 +207,5 @@ ACTIONS: dict[str, Callable[[Context, list[str], str], list[Outgoing]]] = {
     "dispute": dispute_action,
     "disputes": review_action,
     "pairing": pairing_action,
+    "review": card_action,
 }

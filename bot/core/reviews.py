@@ -8,6 +8,10 @@ Grammar (the rest of ``/review`` starts a review session, :mod:`bot.core.quiz.pe
     /review unsuspend ID       bring a suspended card (a leech) back, due now
     /review bury [ID]          leave a card out until tomorrow (the user's midnight)
 
+A quiz or review grade card carries **Bury** and **Suspend** buttons for its card
+(:func:`card_buttons`, actions ``review:bury:<question id>`` and ``review:suspend:<question
+id>``), which do what the commands do.
+
 Bad input raises a ``UserError``, so nothing is written.
 """
 
@@ -21,12 +25,13 @@ from bot.core import srs
 from bot.core.content import Question
 from bot.core.context import Context
 from bot.core.errors import UserError
-from bot.core.messages import Outgoing, say
+from bot.core.messages import Button, Outgoing, say
 from bot.core.model import User
 from bot.core.numbers import whole_number
 from bot.core.srs import REVIEWS, ReviewCard, ReviewPlan
 
 SUBCOMMANDS: Final = ("limit", "leeches", "suspend", "unsuspend", "bury")
+CARD_ACTION: Final = "review"  # a grade card's buttons: ``review:<bury|suspend>:<question id>``
 LIMIT_USAGE: Final = (
     f"Usage: /review limit N, a whole number of reviews a day from 1 to {srs.MAX_DAILY_LIMIT} "
     "(e.g. /review limit 20)."
@@ -99,6 +104,25 @@ def review_settings_command(ctx: Context, words: Sequence[str]) -> list[Outgoing
     else:
         text = _flag(ctx, head, rest)
     return [say(ctx.user.external_id, text, channel=ctx.channel.external_id)]
+
+
+def card_buttons(card: ReviewCard) -> tuple[Button, ...]:
+    """Bury and Suspend for the card a grade reply is about; none for a suspended card
+    (a leech just made: its notice says how to bring it back)."""
+    if card.suspended:
+        return ()
+    qid = card.question_id
+    return (
+        Button("Bury", f"{CARD_ACTION}:bury:{qid}"),
+        Button("Suspend", f"{CARD_ACTION}:suspend:{qid}"),
+    )
+
+
+def card_action(ctx: Context, parts: list[str], text: str) -> list[Outgoing]:
+    """A grade card's Bury or Suspend button (``review:<bury|suspend>:<question id>``)."""
+    if len(parts) != 3 or parts[1] not in ("bury", "suspend") or not parts[2]:
+        raise UserError("That button is no longer valid.")
+    return review_settings_command(ctx, parts[1:])
 
 
 def parse_limit(words: Sequence[str]) -> int:

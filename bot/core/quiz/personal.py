@@ -40,7 +40,13 @@ from bot.core.quiz.model import (
     NewQuiz,
     QuizSession,
 )
-from bot.core.reviews import SUBCOMMANDS, leech_notice, review_plan, review_settings_command
+from bot.core.reviews import (
+    SUBCOMMANDS,
+    card_buttons,
+    leech_notice,
+    review_plan,
+    review_settings_command,
+)
 from bot.core.srs import REVIEWS
 from bot.core.stats import topic_scores
 
@@ -282,7 +288,7 @@ def answer_personal(
             *((streak,) if streak else ()),
             *((leech_notice(question, card),) if recorded.new_leech else ()),
         ),
-        buttons=recorded.dispute_buttons,
+        buttons=(*recorded.dispute_buttons, *card_buttons(card)),
         footer=(
             "Suspended: /review unsuspend " + question.id
             if card.suspended
