@@ -265,6 +265,7 @@ def test_another_workspaces_data_never_shows(home_app: App) -> None:
         "Next mock",
         "Rank this week",
         "Team rank",
+        "Season",
     }
 
     elsewhere = {"platform": "slack", "workspace": "T2"}
@@ -278,3 +279,15 @@ def test_another_workspaces_data_never_shows(home_app: App) -> None:
         "Team rank": "Alpha: no points yet this week",
     }
     assert home(home_app)["Team rank"].startswith("Alpha: #1 of 1 team · ")
+
+
+def test_the_season_under_way_shows_the_place_and_its_last_day(home_app: App) -> None:
+    chat = chat_for(home_app)
+    answer_the_daily(chat, home_app)
+    points = all_time_points(home_app, "alice")
+    assert home(home_app)["Season"] == f"2026-12: #1 · {points} pts · ends Thu 31 Dec"
+    assert "Season" not in home(home_app, "bob")  # no points this season, no place
+    chat.send("/advance 31d")  # January: a new season, nothing scored in it yet
+    fields = home(home_app)
+    assert "Season" not in fields
+    assert fields["Points"] == str(points)

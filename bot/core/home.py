@@ -1,8 +1,9 @@
 """A user's home: their own summary, shown in Slack's App Home tab (and anywhere else that asks).
 
 ``home_card(ctx)`` gathers fields from ``SECTIONS``, one function per capability:
-answers and all-time points, the streak, reviews due, the next mock, and the rank this
-week (of the user on the workspace board, and of each of their teams among teams). A
+answers and all-time points, the streak, reviews due, the next mock, the rank this
+week (of the user on the workspace board, and of each of their teams among teams), and
+the user's place in the current season. A
 section returns only what is true: no field at all when it has nothing to say, never a
 made-up number. Each one reads through its capability's own repository or use case, in a
 query or two on an index, so that opening the Home tab stays cheap.
@@ -25,6 +26,7 @@ from bot.core.mock.model import MOCKS, PROPOSED, UPCOMING, Mock
 from bot.core.mock.times import show
 from bot.core.model import USERS
 from bot.core.reviews import review_plan
+from bot.core.seasons import SEASONS, local_span
 from bot.core.srs import REVIEWS, describe_due, next_review_at
 from bot.core.stats import STATS
 from bot.core.streaks import current_streak
@@ -142,6 +144,26 @@ def rank_section(ctx: Context) -> list[Field]:
     return fields
 
 
+def season_section(ctx: Context) -> list[Field]:
+    """The user's rank and points in the season under way, and its last day; nothing
+    before they score in it (or before the workspace's first season exists: the Home tab
+    only reads)."""
+    season = ctx.uow[SEASONS].containing(ctx.workspace, ctx.now)
+    if season is None:
+        return []
+    own = ctx.uow[LEADERBOARD].row(ctx.workspace, season.key, ctx.user)
+    if own is None or own.points <= 0:
+        return []
+    above = ctx.uow[LEADERBOARD].count_above(ctx.workspace, season.key, own.points)
+    last_day = local_span(season, ctx.workspace_zone)[1]
+    return [
+        Field(
+            "Season",
+            f"{season.name}: #{above + 1} · {own.points} pts · ends {last_day:%a %d %b}",
+        )
+    ]
+
+
 SECTIONS: list[Section] = [
     answers_section,
     streak_section,
@@ -149,6 +171,7 @@ SECTIONS: list[Section] = [
     mock_section,
     goal_fields,
     rank_section,
+    season_section,
 ]
 
 
