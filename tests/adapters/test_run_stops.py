@@ -231,6 +231,49 @@ async def test_slack_http_mode_answers_the_command_in_flight_then_stops(
     assert_quiet(run)
 
 
+async def test_a_post_slack_is_slow_to_take_is_sent_once_and_marked_sent_before_the_exit(
+    start: Start, fake_slack: FakeSlack, tmp_path: Path
+) -> None:
+    """SIGTERM while the outbox waits for Slack to take a post: the adapter keeps its HTTP
+    session open until the outbox's pass is done, so the post is marked sent (not failed
+    and sent again after the restart) and the log stays quiet."""
+    port = free_port()
+    run = await start(
+        SLACK_BOT_TOKEN="xoxb-test", SLACK_SIGNING_SECRET=SECRET,
+        STUDYBOT_SLACK_API_URL=fake_slack.api_url, STUDYBOT_HTTP_PORT=str(port),
+    )  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    await wait_until_healthy(url, run)
+    release = fake_slack.hold("chat.postMessage")
+    body = slash("/daily")
+    async with (
+        aiohttp.ClientSession() as session,
+        session.post(
+            f"{url}/slack/events", data=body.encode(), headers=signed_headers(body)
+        ) as ack,
+    ):
+        assert ack.status == 200
+    await fake_slack.wait_for("chat.postMessage")  # Slack has it and has not answered yet
+    run.process.send_signal(signal.SIGTERM)
+    await asyncio.sleep(1.0)  # the adapter is stopping while the post is in flight
+    release.set()
+    assert await run.ended() == 0, run.log
+    assert_quiet(run)
+    engine = make_engine(f"sqlite:///{tmp_path / 'studybot.db'}")
+    try:
+        with engine.connect() as db:
+            posts = db.execute(
+                select(OutboxRow.status, OutboxRow.message_ref).where(
+                    OutboxRow.key.like("daily:%:post")
+                )
+            ).all()
+    finally:
+        engine.dispose()
+    assert [status for status, _ref in posts] == ["sent"], run.log
+    assert posts[0][1]  # the message's ts, for the thread and the reveal
+    assert len(fake_slack.called("chat.postMessage")) == 1
+
+
 async def test_the_discord_gateway_stops_within_seconds(
     start: Start, fake_discord: FakeDiscord
 ) -> None:

@@ -235,7 +235,8 @@ class SlackAdapter:
 
     async def stop(self) -> None:
         """Finish the events already taken (recorded and answered; at most
-        :data:`~bot.adapters.base.STOP_DRAIN` seconds), then disconnect."""
+        :data:`~bot.adapters.base.STOP_DRAIN` seconds), let the outbox's pass in flight
+        finish, then disconnect."""
         try:
             await self.settled(timeout=STOP_DRAIN)
         except TimeoutError:
@@ -246,6 +247,9 @@ class SlackAdapter:
             await self.socket_handler.close_async()  # type: ignore[no-untyped-call]
             self.socket_handler = None
             log.info("Slack: disconnected")
+        # The outbox's pass in flight (a post Slack has not answered yet) finishes on this
+        # session: closing it under the call would mark a post Slack took as failed.
+        await self.app.runner.deliverer.flush()
         if self._session is not None:
             # Calls still to come (the outbox's last pass) open their own session again.
             self.client.session = self.delivery_client.session = None
