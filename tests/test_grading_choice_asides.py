@@ -57,3 +57,57 @@ def test_a_list_of_fragments_names_the_one_choice_it_points_to() -> None:
     assert grade(MODES, "mixed per GPU, stacked MPS inside a slice").verdict is not (
         Verdict.CORRECT
     )
+
+
+MPS = choice_question(
+    "choice",
+    [
+        "A binary-compatible CUDA API that lets cooperative processes share one GPU",
+        "A hardware partitioning of the GPU into isolated instances",
+        "A hypervisor component that gives each VM a slice of GPU memory",
+        "A Kubernetes scheduler plugin for gang scheduling",
+    ],
+    "A binary-compatible CUDA API that lets cooperative processes share one GPU",
+    prompt="Which description of CUDA MPS is accurate?",
+)
+CARD = choice_question(
+    "choice",
+    ["HBM2e", "HBM3", "HBM3e", "GDDR6X"],
+    "HBM2e",
+    prompt="Which memory does the PCIe H100 use?",
+)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "A. B is MIG, C is vGPU, D is kueue",
+        "A — B is MIG and C is vGPU",
+    ],
+)
+def test_an_opening_pick_with_remarks_on_what_the_others_are_is_the_pick(answer: str) -> None:
+    assert grade(MPS, answer).verdict is Verdict.CORRECT
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "hbm2e, ~2 TB/s. SXM is the one w/ HBM3",
+        "The PCIe card has HBM2e — HBM3e came with the H200",
+    ],
+)
+def test_remarks_after_the_pick_that_place_other_choices_elsewhere_are_dropped(answer: str) -> None:
+    assert grade(CARD, answer).verdict is Verdict.CORRECT
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "HBM2e. Or HBM3?", "HBM2e. HBM3 is right too", "HBM2e — maybe HBM3",
+        "HBM3. HBM2e is the SXM's", "HBM2e. HBM3 is what the PCIe H100 uses",
+    ],
+)  # fmt: skip
+def test_remarks_that_doubt_add_to_or_answer_for_another_choice_are_not_dropped(
+    answer: str,
+) -> None:
+    assert grade(CARD, answer).verdict is Verdict.INCORRECT
