@@ -111,3 +111,33 @@ def test_remarks_that_doubt_add_to_or_answer_for_another_choice_are_not_dropped(
     answer: str,
 ) -> None:
     assert grade(CARD, answer).verdict is Verdict.INCORRECT
+
+
+SCHEDULERS = choice_question(
+    "choice",
+    ["Fixed Share", "Equal Share", "Best Effort", "Round Robin Burst"],
+    "Fixed Share",
+    prompt="Which vGPU scheduler keeps a VM's reserved share even while the other VMs are idle?",
+)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "A. Equal Share just splits among running VMs",
+        "Fixed Share — not Equal Share, that one splits among running VMs",
+    ],
+)
+def test_a_remark_on_what_another_choice_does_leaves_the_pick(answer: str) -> None:
+    assert grade(SCHEDULERS, answer).verdict is Verdict.CORRECT
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "A. I'd also add B", "A. Equal Share", "A — B is better", "A. B is the one", "A. B is it",
+        "A. no, B", "Fixed Share. Equal Share is the one",
+    ],
+)  # fmt: skip
+def test_a_remark_that_names_another_choice_as_the_answer_keeps_it(answer: str) -> None:
+    assert grade(SCHEDULERS, answer).verdict is Verdict.INCORRECT

@@ -258,3 +258,59 @@ def test_a_later_sentence_that_adds_or_doubts_a_choice_keeps_it(tail: str) -> No
     )
     answer = f"nvidia.com/gpumem + nvidia.com/gpucores. {tail}"
     assert grade(question, answer).verdict is Verdict.INCORRECT
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "A, B, C. D: no. E: no.",
+        "A, B, C. Who to blame if it fails - no; Figures quoted without sources - no",
+        "A, B, C. D wrong (blame is no plan), E wrong (unsourced)",
+    ],
+)
+def test_verdicts_written_after_left_out_choices_deny_them(answer: str) -> None:
+    assert grade(NARRATIVE, answer).verdict is Verdict.CORRECT
+
+
+def test_a_bullet_that_starts_with_no_is_no_verdict_on_the_bullet_before() -> None:
+    question = make(
+        [
+            "Kernels from different processes can overlap",
+            "No context switching between clients",
+            "Full fault isolation",
+        ],
+        ["Kernels from different processes can overlap", "No context switching between clients"],
+    )
+    answer = (
+        "- Kernels from different processes can overlap\n- No context switching between clients"
+    )
+    assert grade(question, answer).verdict is Verdict.CORRECT
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "A, B, C. Who to blame if it fails",
+        "A, B, C. Who to blame if it fails too",
+        "A, B, C. I'd also add D",
+        "not A, B, C",
+        "A, B, C. D: yes",
+    ],
+)
+def test_a_later_sentence_that_names_or_adds_a_wrong_choice_keeps_it(answer: str) -> None:
+    assert grade(NARRATIVE, answer).verdict is not Verdict.CORRECT
+
+
+BIRDS = choice_question(
+    "multi",
+    ["penguin", "ostrich", "kiwi", "eagle"],
+    ["penguin", "ostrich"],
+    prompt="Which can swim?",
+)
+
+
+def test_a_later_sentence_saying_the_asked_thing_of_a_choice_adds_it() -> None:
+    assert grade(BIRDS, "penguin and ostrich. the kiwi can swim").verdict is not Verdict.CORRECT
+    assert grade(BIRDS, "penguin and ostrich. the kiwi is a night bird").verdict is (
+        Verdict.CORRECT
+    )

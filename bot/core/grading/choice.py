@@ -119,8 +119,9 @@ def choice_key(question: Question) -> ChoiceKey:
     return ChoiceKey(normals, letters, patterns)
 
 
-def _letters_named(raw: str, key: ChoiceKey) -> tuple[set[int], bool]:
-    """Letters in ``raw`` (original case); the flag says the answer is letters only."""
+def _letters_named(raw: str, key: ChoiceKey, *, lead: bool = True) -> tuple[set[int], bool]:
+    """Letters in ``raw`` (original case); the flag says the answer is letters only (or,
+    with ``lead``, letters that lead an explanation)."""
     folded = fold(raw)
     valid = "".join(key.letters)
     named: set[int] = set()
@@ -131,9 +132,9 @@ def _letters_named(raw: str, key: ChoiceKey) -> tuple[set[int], bool]:
     if letters_only and all(len(t) == 1 and t in valid for t in letters_only):
         return {valid.index(t) for t in letters_only}, True
     # Letters that lead an explanation: "a+b, the others are optional", "A & C: because ...".
-    lead = _LEAD_LETTERS.match(folded)
-    if lead and set(_ONE_LETTER.findall(lead.group(1))) <= set(valid):
-        return {valid.index(t) for t in _ONE_LETTER.findall(lead.group(1))}, True
+    leading = _LEAD_LETTERS.match(folded) if lead else None
+    if leading and set(_ONE_LETTER.findall(leading.group(1))) <= set(valid):
+        return {valid.index(t) for t in _ONE_LETTER.findall(leading.group(1))}, True
     for m in _JOINED_LETTERS.finditer(folded):  # "I'd go with a+b", "a/b/d"
         if set(_ONE_LETTER.findall(m.group(0))) <= set(valid):
             named |= {valid.index(t) for t in _ONE_LETTER.findall(m.group(0))}
@@ -172,7 +173,7 @@ def _denied_after(words: list[str]) -> bool:
     return bool(words) and words[0] != "but" and bool(_DENIED_AFTER.intersection(words[:2]))
 
 
-_CLAUSE_END = re.compile(r"[,;.!?:()](?!\d)")
+_CLAUSE_END = re.compile(r"[,;.!?:()](?!\d)|\s-+\s")
 # Where the words that may deny a choice just named end: "B200 - not the A30" denies the A30.
 _AFTER_END = re.compile(r"[,;.!?:()](?!\d)|\s-+\s")
 
@@ -585,7 +586,10 @@ def _folded_patterns(question: Question) -> tuple[tuple[int, re.Pattern[str]], .
     out = []
     for i, normal in enumerate(choice_key(question).normals):
         if normal:
-            body = r"[\W_]*".join(map(re.escape, normal.replace(".", " ").split()))
+            # The articles normalize drops may stand between the words: "on the GPU".
+            body = r"[\W_]*(?:(?:the|an|a)[\W_]+)?".join(
+                map(re.escape, normal.replace(".", " ").split())
+            )
             out.append((len(normal), i, re.compile(r"(?<!\w)" + body + r"(?!\w)")))
     return tuple((i, p) for _, i, p in sorted(out, key=lambda t: -t[0]))
 
@@ -607,6 +611,12 @@ def _denial_runs(before: str, question: Question, key: ChoiceKey) -> bool:
 
 
 _NOR = re.compile(r"\bnor\b")
+# A verdict written after a choice: "Filter - no", "D: false", "E = wrong", "C -> x".
+_VERDICT_NO = (
+    r"[ \t]*(?:[-:=—–]+>?|->)[ \t]*(?:no|nope|false|wrong|incorrect|x|✗|✘|❌)"
+    r"(?=[ \t]*(?:$|[\n,;.!)(]))"
+)  # on the line of the choice, and all of the verdict: "- No context switching" is a bullet
+_MARKED_NO = re.compile(_VERDICT_NO, re.IGNORECASE)
 
 
 def _listed(answer: str, question: Question, key: ChoiceKey) -> tuple[set[int], set[int]]:
@@ -625,6 +635,8 @@ def _listed(answer: str, question: Question, key: ChoiceKey) -> tuple[set[int], 
             if not deny and _denied_after(after):
                 # Asked what does not hold, "the kiwi can't" picks the kiwi.
                 deny = not (asks_negative(question) and _DENY_SUBJECT.intersection(after[:2]))
+            if not deny and not asks_negative(question):
+                deny = bool(_MARKED_NO.match(text, m.end()))  # "<text> - no", "<text>: false"
             (denied if deny else named).add(i)
         # A comma, not a full stop, keeps a denial going: "not the A30 or the RTX".
         text = pattern.sub(" , ", text)
@@ -718,6 +730,7 @@ _LETTERS_WRONG = re.compile(
     rf"({_WRONG})(?![\w'’])",
     re.IGNORECASE,
 )
+_LETTER_MARKED_NO = re.compile(r"(?<![\w'’])([a-j])" + _VERDICT_NO, re.IGNORECASE)
 # What a question that asks for what does not hold reads as a pick: "B is false".
 _UNTRUE = frozenset({"wrong", "incorrect", "false", "untrue", "invalid", "bogus", "nonsense"})
 
@@ -745,6 +758,9 @@ def _letters_denied(
     for m in _DENIED_LETTERS.finditer(answer):
         run = m.group(1).split(",")[0] if single else m.group(1)
         out |= _run_letters(run, answer[m.start(1) + len(run) :], key)
+    if not negative:
+        for m in _LETTER_MARKED_NO.finditer(answer):
+            out |= _run_letters(m.group(1), "", key)
     for m in _LETTERS_WRONG.finditer(answer):
         word = m.group(3).split()[0].lower()
         if negative and word in _UNTRUE:
@@ -849,13 +865,21 @@ _LEAD_END_ONE = re.compile(r"(?<=\S) [-—–]+ |\.+(?:\s+|$)|;|\n")
 _UNSURE = re.compile(
     r"\b(?:or|maybe|perhaps|actually|unsure|not\s+sure|either|might|possibly|guess|wait|"
     r"too(?![\w-])|also|as\s+well|both|plus|and\s+also|correct|right|true|valid|applies|apply|works?|"
-    r"counts?|yes|fine|answer|rather|instead|hmm|nvm|sorry|mean|scratch|ok|okay)\b|\?|^\s*(?:and|&|\+)",
+    r"counts?|yes|fine|answer|rather|instead|hmm|nvm|sorry|mean|scratch|ok|okay|better|best|"
+    r"needed|required|necessary|must|good|likely|closer|add|include|holds?|what|one\s+of|"
+    r"(?:is|s)\s+it|the\s+one(?!\s+(?:with|w|that|for|where|which|on|in|from)\b))\b"
+    r"|\?|^\s*(?:and|&|\+)",
     re.IGNORECASE,
 )
-# Verbs that give a choice a meaning of its own: "B is MIG", "HBM3e came with the H200".
-_ATTRIBUTING = frozenset(
-    {"is", "are", "was", "were", "s", "thats", "belongs", "belong", "came", "comes", "means",
-     "refers", "goes", "go"}
+# Words that say nothing of a choice named in a remark: "A, B. D, obviously" lists D.
+_EMPHASIS = frozenset(
+    _stem(w)
+    for w in (
+        "obviously", "definitely", "probably", "clearly", "surely", "certainly", "sure",
+        "think", "guess", "imo", "tbh", "just", "only", "course", "really", "ofc", "obv",
+        "defo", "def", "yeah", "yep", "pick", "picks", "choose", "option", "options",
+        "letter", "choice", "choices", "say", "go", "with", "thats", "that",
+    )
 )  # fmt: skip
 
 
@@ -872,13 +896,12 @@ def _lead_kept(question: Question, answer: str, key: ChoiceKey) -> set[int]:
     if not lead_end or not answer[lead_end.end() :].strip():
         return set()
     lead, rest = answer[: lead_end.start()], answer[lead_end.end() :]
-    if _UNSURE.search(fold(rest)):
+    said = _without_choices(rest, question)
+    if _UNSURE.search(said):
         return set()
-    attributing = bool(_ATTRIBUTING.intersection(normalize(rest).split())) or bool(
-        re.search(r"[=>]|[’']s\b", rest)
-    )
-    if question.kind == "multi" and not attributing:
-        return set()  # "A, B. D, obviously" lists D; "overlap. less memory" goes on
+    remark = _own_words(rest, question) - _EMPHASIS
+    if question.kind == "multi" and not remark:
+        return set()  # "A, B. D, obviously" lists D
     picked = _named(question, lead)
     if not picked or (question.kind == "choice" and len(picked) != 1):
         return set()
@@ -893,10 +916,14 @@ def _lead_kept(question: Question, answer: str, key: ChoiceKey) -> set[int]:
     if others & picked:
         return set()  # the rest takes up a pick again: "A, B. Not B though"
     if others:
-        if not attributing:
-            return set()  # "A. D, obviously" names D too
-        if _prompt_words(question).intersection(_own_words(rest, question)):
-            return set()
+        if not remark:
+            return set()  # "A. D, obviously" names D too; so does "A. <the text of D>"
+        asked = _prompt_words(question) & remark
+        saying = _SAYING.intersection(normalize(rest).split())
+        if len(asked) > 1 or (asked and saying):
+            return set()  # "A. D is what the PCIe H100 uses", "A, B. the kiwi can fly"
+        if asks_negative(question) and _DENY_CUES.intersection(normalize(rest).split()):
+            return set()  # asked what cannot fly, "A, B. the kiwi can't" adds the kiwi
     return picked
 
 
@@ -915,18 +942,24 @@ def _prompt_words(question: Question) -> frozenset[str]:
     return frozenset(_plain_stems(question.prompt) - _choice_stems(question))
 
 
+def _without_choices(text: str, question: Question) -> str:
+    """``text`` folded, without the choices' whole texts."""
+    text = fold(text)
+    for _, pattern in _folded_patterns(question):
+        text = pattern.sub(" ; ", text)
+    return text
+
+
 def _own_words(remark: str, question: Question) -> set[str]:
     """The stems of ``remark``'s words that are not the choices' words."""
-    text = fold(remark)
-    for _, pattern in _folded_patterns(question):
-        text = pattern.sub(" ", text)
-    return _plain_stems(text) - _choice_stems(question) - _SAYING
+    return _plain_stems(_without_choices(remark, question)) - _choice_stems(question) - _SAYING
 
 
 # A person taking back what they wrote: "B. no wait, C", "A... actually B", "C - scratch that, D".
 _CORRECTION = re.compile(
     r"(?:^|[.,;!…]|\s[-—–]+)\s*(?:(no\s+wait|wait\s*,?\s*no|wait|actually\s*,?\s*no|no\s*,?\s*actually"
-    r"|scratch\s+that|on\s+second\s+thoughts?|correction|i\s+mean|make\s+that)|(actually))\b[\s,:.!-]*",
+    r"|scratch\s+that|on\s+second\s+thoughts?|correction|i\s+mean|make\s+that)|(actually|no(?=\s*,)))"
+    r"\b[\s,:.!-]*",
     re.IGNORECASE,
 )
 
@@ -965,6 +998,29 @@ def _named(question: Question, answer: str) -> set[int]:
     return lead or named
 
 
+def _lead_letters_reopened(
+    answer: str, question: Question, key: ChoiceKey, letters: set[int]
+) -> bool:
+    """Whether the explanation after leading letters names other choices ("A. I'd also add
+    B", "A. <the text of B>"): the answer is then read as a whole, remarks and all. After
+    a multi answer's letters only a remark that adds or doubts ("A, B. C too") reopens."""
+    lead = _LEAD_LETTERS.match(fold(answer))
+    if not lead:
+        return False
+    folded = fold(answer)
+    # The rest in its own case where folding kept the length: "A. I'd also add B".
+    rest = (answer if len(answer) == len(folded) else folded)[lead.end(1) :]
+    if (
+        question.kind == "multi"
+        and not _UNSURE.search(_without_choices(rest, question))
+        and _own_words(rest, question) - _EMPHASIS
+    ):
+        return False  # a list's remarks that add nothing: "A+B+C. D wrong (...), E wrong"
+    normal, ends = clause_normal(rest)
+    named = _texts_named(normal, key, ends) | _letters_named(rest, key)[0]
+    return bool(named - letters)
+
+
 def _left_out(answer: str, question: Question, key: ChoiceKey) -> set[int]:
     """The choices an "all but" answer leaves out: "all except D, E", "anything but the
     2nd and 4th", "every option apart from D (it is wrong)"."""
@@ -999,8 +1055,11 @@ def _named_whole(question: Question, answer: str) -> set[int]:
     if question.kind == "multi" and _ALL.match(normal):
         return every
     letters, terse = _letters_named(answer, key)
-    if terse:
+    reopened = terse and _lead_letters_reopened(answer, question, key, letters)
+    if terse and not reopened:
         return letters
+    if reopened:
+        letters |= _letters_named(answer, key, lead=False)[0]
     if question.kind == "multi":
         left_out = _left_out(answer, question, key)
         if left_out:
@@ -1012,7 +1071,7 @@ def _named_whole(question: Question, answer: str) -> set[int]:
     if question.kind == "multi":
         kept = _comments_dropped(answer, question, key)
         if kept != answer:
-            letters, _ = _letters_named(kept, key)
+            letters, _ = _letters_named(kept, key, lead=not reopened)
             rest = [t for t in re.sub(r"[^\w'’]+", " ", fold(kept)).split() if t not in _FILLER]
             if rest and all(t in key.letters for t in rest):  # "A and B (C, D are optional)"
                 return letters
@@ -1021,7 +1080,7 @@ def _named_whole(question: Question, answer: str) -> set[int]:
         found = listed | (letters - denied)
         if denied and not found - denied and _THE_REST.search(fold(answer)):
             return every - denied  # "not D or E, the rest yes"
-        return found or named
+        return found or named - denied  # "not A, B, C" names nothing
     if len(named) > 1:
         named = _aside_dropped(answer, key) or _exceptions_dropped(answer, question, key) or named
     if named:
