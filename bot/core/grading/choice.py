@@ -87,7 +87,8 @@ _LEAD_LETTERS = re.compile(
 _AFTER_LETTER = re.compile(
     r"\s+(?:is|was|and|or|nor|not|isn'?t|because|since|cause|vs|versus|plus|over|obviously|"
     r"definitely|probably|clearly|surely|i|i'?m|i'?d|it|it'?s|imo|tbh|then|too|also|seems|"
-    r"looks|sounds|fits|for\s+sure|rather\s+than|instead\s+of|as\s+well|[b-j])(?![\w'’])",
+    r"looks|sounds|fits|works|might|may|could|does|did|has|had|would|should|will|"
+    r"second|first|for\s+sure|rather\s+than|instead\s+of|as\s+well|[b-j])(?![\w'’])",
     re.IGNORECASE,
 )
 _ONE_LETTER = re.compile(rf"(?<![\w'’]){_LETTER}")
@@ -866,7 +867,9 @@ _UNSURE = re.compile(
     r"\b(?:or|maybe|perhaps|actually|unsure|not\s+sure|either|might|possibly|guess|wait|"
     r"too(?![\w-])|also|as\s+well|both|plus|and\s+also|correct|right|true|valid|applies|apply|works?|"
     r"counts?|yes|fine|answer|rather|instead|hmm|nvm|sorry|mean|scratch|ok|okay|better|best|"
-    r"needed|required|necessary|must|good|likely|closer|add|include|holds?|what|one\s+of|"
+    r"needed|required|necessary|must|good|likely|close[rs]?t?|add|include|holds?|what|one\s+of|"
+    r"plausible|possib\w*|could|alternativ\w*|second|tempt\w*|consider\w*|torn|between|"
+    r"almost|nearly|partly|partially|similar|probably|prob|unless|"
     r"(?:is|s)\s+it|the\s+one(?!\s+(?:with|w|that|for|where|which|on|in|from)\b))\b"
     r"|\?|^\s*(?:and|&|\+)",
     re.IGNORECASE,
