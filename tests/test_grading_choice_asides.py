@@ -141,3 +141,28 @@ def test_a_remark_on_what_another_choice_does_leaves_the_pick(answer: str) -> No
 )  # fmt: skip
 def test_a_remark_that_names_another_choice_as_the_answer_keeps_it(answer: str) -> None:
     assert grade(SCHEDULERS, answer).verdict is Verdict.INCORRECT
+
+
+DRIVERS = choice_question(
+    "choice",
+    ["R580.82.07", "R570.133.20", "R550.90.07", "R525.85.12"],
+    "R580.82.07",
+    prompt="Which is the minimum driver for MIG on the B300?",
+)
+
+
+def test_an_opening_pick_by_a_fragment_wins_over_a_whole_choice_in_a_remark() -> None:
+    assert grade(DRIVERS, "r580 — R570.133.20 is the B200's").verdict is Verdict.CORRECT
+    assert grade(DRIVERS, "r570 — R580.82.07 is the B200's").verdict is Verdict.INCORRECT
+    assert grade(DRIVERS, "r580 — R570.133.20 could be it").verdict is Verdict.INCORRECT
+
+
+def test_a_choice_whose_own_text_has_a_break_and_names_another_is_still_named() -> None:
+    question = choice_question(
+        "choice",
+        ["The 40GB card uses HBM2; HBM2e is the 80GB card", "HBM2e", "HBM3", "GDDR6"],
+        "The 40GB card uses HBM2; HBM2e is the 80GB card",
+    )
+    assert grade(question, "The 40GB card uses HBM2; HBM2e is the 80GB card").verdict is (
+        Verdict.CORRECT
+    )

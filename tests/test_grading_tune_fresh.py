@@ -4,7 +4,7 @@ who saw neither the grader nor the other writers' answers (``tune-wt3.jsonl``).
 The grader was tuned on these questions, but not on these answers: how it does here is how
 well its rules carry over to another person's way of writing. The test prints the figures
 per kind and fails if choice or multi answers fall below the floors, which record what
-grader 1.4 measured (choice 0.963 agreement, 0.024 false-correct, 0.048 false-reject;
+grader 1.4 measured (choice 0.966 agreement, 0.024 false-correct, 0.042 false-reject;
 multi 0.979, 0.016 and 0.025; grader 1.3 had choice 0.946 / 0.024 / 0.077 and multi
 0.943 / 0.016 / 0.089). Raise them as the grader improves.
 """

@@ -895,9 +895,18 @@ def _lead_kept(question: Question, answer: str, key: ChoiceKey) -> set[int]:
     but not add to, doubt or change the pick ("B. Or C?", "A and B. C is right too"), and
     what it says of another choice must not be in the words of the question (it would then
     be an answer too: "gpu.shared is used by HAMi as well")."""
-    lead_end = (_LEAD_END_ONE if question.kind == "choice" else _LEAD_END).search(answer)
+    ends = _LEAD_END_ONE if question.kind == "choice" else _LEAD_END
+    lead_end = ends.search(answer)
     if not lead_end or not answer[lead_end.end() :].strip():
         return set()
+    folded = fold(answer)
+    folded_end = ends.search(folded)
+    if folded_end and any(
+        m.start() <= folded_end.start() < m.end()
+        for _, pattern in _folded_patterns(question)
+        for m in pattern.finditer(folded)
+    ):
+        return set()  # the break is inside a choice's text: "HBM2 (~1,555 GB/s); HBM2e is ..."
     lead, rest = answer[: lead_end.start()], answer[lead_end.end() :]
     said = _without_choices(rest, question)
     if _UNSURE.search(said):
@@ -995,8 +1004,6 @@ def _named(question: Question, answer: str) -> set[int]:
         if named:
             return named
     named = _named_whole(question, answer)
-    if len(named) == 1 and question.kind == "choice":
-        return named
     lead = _lead_kept(question, answer, choice_key(question))
     return lead or named
 
