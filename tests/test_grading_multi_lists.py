@@ -314,3 +314,19 @@ def test_a_later_sentence_saying_the_asked_thing_of_a_choice_adds_it() -> None:
     assert grade(BIRDS, "penguin and ostrich. the kiwi is a night bird").verdict is (
         Verdict.CORRECT
     )
+
+
+@pytest.mark.parametrize(
+    "answer",
+    ["1) 2) 3)", "all but the last two", "everything except the last two", "all except 4 and 5"],
+)
+def test_runs_of_places_from_either_end_name_their_choices(answer: str) -> None:
+    assert grade(NARRATIVE, answer).verdict is Verdict.CORRECT
+
+
+def test_a_run_from_the_end_names_the_last_choices() -> None:
+    tail = make(list(NARRATIVE.choices), list(NARRATIVE.choices[2:]))
+    for answer in ["the last three", "last 3", "all but the first two"]:
+        assert grade(tail, answer).verdict is Verdict.CORRECT
+    for answer in ["the last two", "the first three", "all but the last three"]:
+        assert grade(tail, answer).verdict is not Verdict.CORRECT

@@ -534,6 +534,18 @@ _LEFT_OUT_WORDS = re.compile(
     r"^\s*(?:(?:the|options?|choices?|answers?|letters?)\s+)*|\s+(?:ones?|options?)\s*$"
 )
 _FIRST_N = re.compile(r"\b(?:the\s+)?(?:first|top)\s+(two|three|four|five|[2-5])\b")
+# "the first three", "last two", "bottom 2": a run of places from one end.
+_END_N = re.compile(r"\b(?:the\s+)?(first|top|last|bottom|final)\s+(two|three|four|five|[2-5])\b")
+
+
+def _end_run(match: re.Match[str], count: int) -> set[int]:
+    """The places of an ``_END_N`` match among ``count`` choices."""
+    size = min(count, int(_ORDINALS[match.group(2)]) + 1)
+    return (
+        set(range(size)) if match.group(1) in ("first", "top") else set(range(count - size, count))
+    )
+
+
 _DENYING_PART = re.compile(r"^\s*(?:not|nor|no|never|except|excluding|without|but\s+not)\b")
 
 
@@ -655,9 +667,9 @@ def _listed(answer: str, question: Question, key: ChoiceKey) -> tuple[set[int], 
                     named |= asserted
                     continue
             denying = denying or bool(cue)
-            first = _FIRST_N.search(part)
-            if first and not denying:
-                named |= set(range(min(len(key.normals), int(_ORDINALS[first.group(1)]) + 1)))
+            run = _END_N.search(part)
+            if run and not denying:
+                named |= _end_run(run, len(key.normals))
                 continue
             if cue:
                 part = part[cue.end() :]  # what "not cpu" denies is "cpu"
@@ -780,7 +792,7 @@ _THE_REST = re.compile(r"\b(?:the rest|the others|all others|all the others|ever
 _RANGE = re.compile(r"(?<![\w'’])([a-j])\s*(?:-|–|to|through|thru)\s*([a-j])(?![\w'’])", re.I)
 _PLACES_ONLY = re.compile(
     r"^\s*(?:(options?|choices?|answers?|numbers?|nos?\.|#)\s*)?"
-    r"#?[1-9](?:\s*(?:,|and|&|\+|/|-|–|to|through)\s*#?[1-9])*\s*[.!]?\s*$",
+    r"#?[1-9]\)?(?:\s*(?:,|and|&|\+|/|-|–|to|through)?\s*#?[1-9]\)?)*\s*[.!]?\s*$",
     re.IGNORECASE,
 )
 _PLACE_LIST = re.compile(
@@ -790,11 +802,17 @@ _PLACE_LIST = re.compile(
 )
 
 
+@lru_cache(maxsize=4096)
+def _holds_digits(question: Question) -> bool:
+    """Whether a choice of ``question`` holds a digit (a bare number may then be a figure)."""
+    return any(ch.isdigit() for c in question.choices for ch in c)
+
+
 def _places_spelt(answer: str, question: Question, key: ChoiceKey) -> str:
     """``answer`` as letters when it is only places: "2", "options 1 and 3", "no. 2" (a
     bare number only when no choice holds a digit), "first and third ones"."""
     places = _PLACES_ONLY.match(answer)
-    if places and (places.group(1) or not any(ch.isdigit() for c in question.choices for ch in c)):
+    if places and (places.group(1) or not _holds_digits(question)):
         body = answer[places.end(1) :] if places.group(1) else answer
         spelt = {str(i + 1): letter for i, letter in enumerate(key.letters)}
         return re.sub(r"[1-9]", lambda m: spelt.get(m.group(0), m.group(0)), body.replace("#", " "))
@@ -1041,10 +1059,16 @@ def _left_out(answer: str, question: Question, key: ChoiceKey) -> set[int]:
     left_out: set[int] = set()
     for part in _PARTS.split(text):
         part = _LEFT_OUT_WORDS.sub("", part).strip()
+        run = _END_N.search(part)
         if not part:
             continue
         if part in key.letters:  # "all except D and E"
             left_out.add(key.letters.index(part))
+        elif run:  # "all but the last two"
+            left_out |= _end_run(run, len(key.letters))
+        elif part.isdigit() and not _holds_digits(question):  # "all except 4 and 5"
+            if 0 < int(part) <= len(key.letters):
+                left_out.add(int(part) - 1)
         elif part in _PLACE_WORDS.split("|"):  # "all but the 2nd", "all but the last"
             index = len(key.letters) - 1 if part == "last" else _ORDINALS[part]
             if index < len(key.letters):
