@@ -72,7 +72,7 @@ def test_a_denied_right_letter_is_never_correct(answer: str) -> None:
     [
         "A or B", "A, maybe B", "A/B", "A (or B)", "A. or B?", "A, B also works", "A; B is close",
         "A, possibly B", "A. Could also be B.", "A (B also ok)", "A — or possibly B",
-        "B. A works too", "A, B second",
+        "B. A works too", "B. A holds", "A, B second",
     ],
 )  # fmt: skip
 def test_two_letters_in_doubt_are_not_correct(answer: str) -> None:

@@ -87,7 +87,8 @@ _LEAD_LETTERS = re.compile(
 _AFTER_LETTER = re.compile(
     r"\s+(?:is|was|and|or|nor|not|isn'?t|because|since|cause|vs|versus|plus|over|obviously|"
     r"definitely|probably|clearly|surely|i|i'?m|i'?d|it|it'?s|imo|tbh|then|too|also|seems|"
-    r"looks|sounds|fits|works|might|may|could|does|did|has|had|would|should|will|"
+    r"looks|sounds|fits|works|holds|applies|counts|matches|might|may|could|does|did|has|had|"
+    r"would|should|will|"
     r"second|first|for\s+sure|rather\s+than|instead\s+of|as\s+well|[b-j])(?![\w'’])",
     re.IGNORECASE,
 )
