@@ -57,3 +57,112 @@ def test_a_list_of_fragments_names_the_one_choice_it_points_to() -> None:
     assert grade(MODES, "mixed per GPU, stacked MPS inside a slice").verdict is not (
         Verdict.CORRECT
     )
+
+
+MPS = choice_question(
+    "choice",
+    [
+        "A binary-compatible CUDA API that lets cooperative processes share one GPU",
+        "A hardware partitioning of the GPU into isolated instances",
+        "A hypervisor component that gives each VM a slice of GPU memory",
+        "A Kubernetes scheduler plugin for gang scheduling",
+    ],
+    "A binary-compatible CUDA API that lets cooperative processes share one GPU",
+    prompt="Which description of CUDA MPS is accurate?",
+)
+CARD = choice_question(
+    "choice",
+    ["HBM2e", "HBM3", "HBM3e", "GDDR6X"],
+    "HBM2e",
+    prompt="Which memory does the PCIe H100 use?",
+)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "A. B is MIG, C is vGPU, D is kueue",
+        "A — B is MIG and C is vGPU",
+    ],
+)
+def test_an_opening_pick_with_remarks_on_what_the_others_are_is_the_pick(answer: str) -> None:
+    assert grade(MPS, answer).verdict is Verdict.CORRECT
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "hbm2e, ~2 TB/s. SXM is the one w/ HBM3",
+        "The PCIe card has HBM2e — HBM3e came with the H200",
+    ],
+)
+def test_remarks_after_the_pick_that_place_other_choices_elsewhere_are_dropped(answer: str) -> None:
+    assert grade(CARD, answer).verdict is Verdict.CORRECT
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "HBM2e. Or HBM3?", "HBM2e. HBM3 is right too", "HBM2e — maybe HBM3",
+        "HBM3. HBM2e is the SXM's", "HBM2e. HBM3 is what the PCIe H100 uses",
+    ],
+)  # fmt: skip
+def test_remarks_that_doubt_add_to_or_answer_for_another_choice_are_not_dropped(
+    answer: str,
+) -> None:
+    assert grade(CARD, answer).verdict is Verdict.INCORRECT
+
+
+SCHEDULERS = choice_question(
+    "choice",
+    ["Fixed Share", "Equal Share", "Best Effort", "Round Robin Burst"],
+    "Fixed Share",
+    prompt="Which vGPU scheduler keeps a VM's reserved share even while the other VMs are idle?",
+)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "A. Equal Share just splits among running VMs",
+        "Fixed Share — not Equal Share, that one splits among running VMs",
+    ],
+)
+def test_a_remark_on_what_another_choice_does_leaves_the_pick(answer: str) -> None:
+    assert grade(SCHEDULERS, answer).verdict is Verdict.CORRECT
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "A. I'd also add B", "A. Equal Share", "A — B is better", "A. B is the one", "A. B is it",
+        "A. no, B", "Fixed Share. Equal Share is the one",
+    ],
+)  # fmt: skip
+def test_a_remark_that_names_another_choice_as_the_answer_keeps_it(answer: str) -> None:
+    assert grade(SCHEDULERS, answer).verdict is Verdict.INCORRECT
+
+
+DRIVERS = choice_question(
+    "choice",
+    ["R580.82.07", "R570.133.20", "R550.90.07", "R525.85.12"],
+    "R580.82.07",
+    prompt="Which is the minimum driver for MIG on the B300?",
+)
+
+
+def test_an_opening_pick_by_a_fragment_wins_over_a_whole_choice_in_a_remark() -> None:
+    assert grade(DRIVERS, "r580 — R570.133.20 is the B200's").verdict is Verdict.CORRECT
+    assert grade(DRIVERS, "r570 — R580.82.07 is the B200's").verdict is Verdict.INCORRECT
+    assert grade(DRIVERS, "r580 — R570.133.20 could be it").verdict is Verdict.INCORRECT
+
+
+def test_a_choice_whose_own_text_has_a_break_and_names_another_is_still_named() -> None:
+    question = choice_question(
+        "choice",
+        ["The 40GB card uses HBM2; HBM2e is the 80GB card", "HBM2e", "HBM3", "GDDR6"],
+        "The 40GB card uses HBM2; HBM2e is the 80GB card",
+    )
+    assert grade(question, "The 40GB card uses HBM2; HBM2e is the 80GB card").verdict is (
+        Verdict.CORRECT
+    )

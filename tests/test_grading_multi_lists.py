@@ -189,3 +189,144 @@ def test_an_opposite_pair_is_read_in_order(swap: bool, link: str) -> None:
     first, second = ("higher", "lower") if swap else ("lower", "higher")
     answer = f"{first} numbers {link} {second} priority, clamped, kernels not memory copies"
     assert (grade(PRIORITY, answer).verdict is Verdict.CORRECT) is not swap
+
+
+NARRATIVE = make(
+    [
+        "Likelihood and impact of each risk",
+        "Mitigations and who owns them",
+        "Early-warning metrics",
+        "Who to blame if it fails",
+        "Figures quoted without sources",
+    ],
+    [
+        "Likelihood and impact of each risk",
+        "Mitigations and who owns them",
+        "Early-warning metrics",
+    ],
+)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "all except D, E", "all of them except D, E", "every option apart from D and E",
+        "anything but D and E", "all but the 4th and 5th", "all but (d) and (e)",
+        "everything except D and E (they are wrong)", "options 1, 2 and 3", "1st, 2nd and 3rd",
+        "first, second and third ones", "A-C", "a through c", "A B C not D E",
+        "A, B, C; D and E are wrong", "A, B, C. D is wrong, E is a trap.", "just A, B and C",
+        "I'd pick A, B and C",
+    ],
+)  # fmt: skip
+def test_letters_places_and_exceptions_written_any_way_name_their_choices(answer: str) -> None:
+    assert grade(NARRATIVE, answer).verdict is Verdict.CORRECT
+
+
+@pytest.mark.parametrize(
+    "answer",
+    ["all except E", "all but the last one", "A, B, C, D; E is wrong", "options 1 and 2",
+     "all but one", "A, B, C; D or E"],
+)  # fmt: skip
+def test_the_same_forms_with_a_choice_too_many_or_too_few_are_not_correct(answer: str) -> None:
+    assert grade(NARRATIVE, answer).verdict is not Verdict.CORRECT
+
+
+HAMI = make(
+    ["nvidia.com/gpumem", "nvidia.com/gpucores", "nvidia.com/gpu.shared", "nvidia.com/mig-1g.10gb"],
+    ["nvidia.com/gpumem", "nvidia.com/gpucores"],
+)
+
+
+def test_a_later_sentence_saying_what_other_choices_are_does_not_list_them() -> None:
+    answer = "nvidia.com/gpumem + nvidia.com/gpucores. gpu.shared is the device plugin's rename"
+    assert grade(HAMI, answer).verdict is Verdict.CORRECT
+
+
+@pytest.mark.parametrize(
+    "tail",
+    [
+        "gpu.shared is right too", "gpu.shared as well", "maybe gpu.shared",
+        "nvidia.com/gpu.shared", "gpu.shared is also used for fractional GPUs",
+    ],
+)  # fmt: skip
+def test_a_later_sentence_that_adds_or_doubts_a_choice_keeps_it(tail: str) -> None:
+    question = choice_question(
+        "multi",
+        list(HAMI.choices),
+        list(HAMI.correct),
+        prompt="Which extended resources does HAMi use for fractional GPUs?",
+    )
+    answer = f"nvidia.com/gpumem + nvidia.com/gpucores. {tail}"
+    assert grade(question, answer).verdict is Verdict.INCORRECT
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "A, B, C. D: no. E: no.",
+        "A, B, C. Who to blame if it fails - no; Figures quoted without sources - no",
+        "A, B, C. D wrong (blame is no plan), E wrong (unsourced)",
+    ],
+)
+def test_verdicts_written_after_left_out_choices_deny_them(answer: str) -> None:
+    assert grade(NARRATIVE, answer).verdict is Verdict.CORRECT
+
+
+def test_a_bullet_that_starts_with_no_is_no_verdict_on_the_bullet_before() -> None:
+    question = make(
+        [
+            "Kernels from different processes can overlap",
+            "No context switching between clients",
+            "Full fault isolation",
+        ],
+        ["Kernels from different processes can overlap", "No context switching between clients"],
+    )
+    answer = (
+        "- Kernels from different processes can overlap\n- No context switching between clients"
+    )
+    assert grade(question, answer).verdict is Verdict.CORRECT
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "A, B, C. Who to blame if it fails",
+        "A, B, C. Who to blame if it fails too",
+        "A, B, C. I'd also add D",
+        "not A, B, C",
+        "A, B, C. D: yes",
+    ],
+)
+def test_a_later_sentence_that_names_or_adds_a_wrong_choice_keeps_it(answer: str) -> None:
+    assert grade(NARRATIVE, answer).verdict is not Verdict.CORRECT
+
+
+BIRDS = choice_question(
+    "multi",
+    ["penguin", "ostrich", "kiwi", "eagle"],
+    ["penguin", "ostrich"],
+    prompt="Which can swim?",
+)
+
+
+def test_a_later_sentence_saying_the_asked_thing_of_a_choice_adds_it() -> None:
+    assert grade(BIRDS, "penguin and ostrich. the kiwi can swim").verdict is not Verdict.CORRECT
+    assert grade(BIRDS, "penguin and ostrich. the kiwi is a night bird").verdict is (
+        Verdict.CORRECT
+    )
+
+
+@pytest.mark.parametrize(
+    "answer",
+    ["1) 2) 3)", "all but the last two", "everything except the last two", "all except 4 and 5"],
+)
+def test_runs_of_places_from_either_end_name_their_choices(answer: str) -> None:
+    assert grade(NARRATIVE, answer).verdict is Verdict.CORRECT
+
+
+def test_a_run_from_the_end_names_the_last_choices() -> None:
+    tail = make(list(NARRATIVE.choices), list(NARRATIVE.choices[2:]))
+    for answer in ["the last three", "last 3", "all but the first two"]:
+        assert grade(tail, answer).verdict is Verdict.CORRECT
+    for answer in ["the last two", "the first three", "all but the last three"]:
+        assert grade(tail, answer).verdict is not Verdict.CORRECT

@@ -57,12 +57,40 @@ _FILLER = frozenset(
         "maybe", "probably", "definitely", "final", "only", "my", "of", "them", "those",
     }
 )  # fmt: skip
+# Words around letters in a terse answer that name no choice: "the answer is b", "it's a",
+# "pretty sure c", "b for sure" (apostrophes dropped: "it's" is "its").
+_TERSE_FILLER = frozenset(
+    {
+        "the", "its", "thats", "id", "im", "ill", "say", "guess", "prob", "pretty", "sure",
+        "for", "obviously", "clearly", "surely", "def", "definitely", "going", "gonna",
+        "must", "be", "has", "to", "should", "was", "imo", "tbh", "hmm", "ok", "okay", "so",
+        "well", "yes", "yeah", "that", "this", "am", "fairly", "quite", "confident",
+        "believe", "reckon", "we", "choose", "select", "mine", "obvs", "here", "guessing",
+    }
+)  # fmt: skip
+# Where a lower-case letter inside a sentence is a pick: "the answer is b", "it's a, since".
+_PICKED_LETTER = re.compile(
+    r"\b(?:answer(?:'?s|\s+is|\s+would\s+be)?|it'?s|i'?d\s+(?:say|go\s+with|pick|choose)"
+    r"|go(?:ing)?\s+with|pick(?:ing)?|choos(?:e|ing)|guess|must\s+be|has\s+to\s+be"
+    r"|should\s+be|would\s+be|is)\s*:?\s*([a-j])"
+    r"(?=\s*$|\s*[,.;:!?)](?!\w)|\s+-|\s+(?:because|since|as|i\s+think|imo|for\s+sure)\b)"
+)
 _LETTER_MARKS = re.compile(r"\(([a-j])\)|\b([a-j])\)|\b(?:option|answer|choice)s?\s*:?\s*([a-j])\b")
 _LETTER = r"[a-j](?![\w'’])"
 _JOIN = r"\s*(?:[+&/,]|\band\b)\s*"
 _LEAD_LETTERS = re.compile(
     rf"^\s*(?:(?:options?|answers?|choices?)\s*:?\s*)?({_LETTER}(?:{_JOIN}{_LETTER})*)"
-    r"\s*(?:[:;,.]|-+\s)\s*(?!" + _LETTER + r")\S"  # "A, B, C, D but not E" is no lead "A, B, C"
+    r"(?:\s*(?:[:;,.]|-+\s)\s*(?!" + _LETTER + r")\S"  # "A, B, C, D but not E" is no lead "A, B, C"
+    r"|\s+(?:because|since|cause|as)\b)"  # "B because the others ..."
+)
+# Words after "A" that show it is the letter, not the article: "A is the answer", "A for sure".
+_AFTER_LETTER = re.compile(
+    r"\s+(?:is|was|and|or|nor|not|isn'?t|because|since|cause|vs|versus|plus|over|obviously|"
+    r"definitely|probably|clearly|surely|i|i'?m|i'?d|it|it'?s|imo|tbh|then|too|also|seems|"
+    r"looks|sounds|fits|works|holds|applies|counts|matches|might|may|could|does|did|has|had|"
+    r"would|should|will|"
+    r"second|first|for\s+sure|rather\s+than|instead\s+of|as\s+well|[b-j])(?![\w'’])",
+    re.IGNORECASE,
 )
 _ONE_LETTER = re.compile(rf"(?<![\w'’]){_LETTER}")
 _JOINED_LETTERS = re.compile(rf"(?<![\w'’]){_LETTER}(?:\s*[+&/]\s*{_LETTER})+")
@@ -93,20 +121,22 @@ def choice_key(question: Question) -> ChoiceKey:
     return ChoiceKey(normals, letters, patterns)
 
 
-def _letters_named(raw: str, key: ChoiceKey) -> tuple[set[int], bool]:
-    """Letters in ``raw`` (original case); the flag says the answer is letters only."""
+def _letters_named(raw: str, key: ChoiceKey, *, lead: bool = True) -> tuple[set[int], bool]:
+    """Letters in ``raw`` (original case); the flag says the answer is letters only (or,
+    with ``lead``, letters that lead an explanation)."""
     folded = fold(raw)
     valid = "".join(key.letters)
     named: set[int] = set()
     bare = re.sub(r"[^\w'’]+", " ", folded).split()  # "i'd" is no letter d
     rest = [t for t in bare if t not in _FILLER]
-    # Terse answers: "b", "A, C", "a and d", "ACD".
-    if rest and all(len(t) == 1 and t in valid for t in rest):
-        return {valid.index(t) for t in rest}, True
+    # Terse answers: "b", "A, C", "a and d", "ACD", "the answer is b", "it's a".
+    letters_only = [t for t in rest if re.sub(r"['’]", "", t) not in _TERSE_FILLER]
+    if letters_only and all(len(t) == 1 and t in valid for t in letters_only):
+        return {valid.index(t) for t in letters_only}, True
     # Letters that lead an explanation: "a+b, the others are optional", "A & C: because ...".
-    lead = _LEAD_LETTERS.match(folded)
-    if lead and set(_ONE_LETTER.findall(lead.group(1))) <= set(valid):
-        return {valid.index(t) for t in _ONE_LETTER.findall(lead.group(1))}, True
+    leading = _LEAD_LETTERS.match(folded) if lead else None
+    if leading and set(_ONE_LETTER.findall(leading.group(1))) <= set(valid):
+        return {valid.index(t) for t in _ONE_LETTER.findall(leading.group(1))}, True
     for m in _JOINED_LETTERS.finditer(folded):  # "I'd go with a+b", "a/b/d"
         if set(_ONE_LETTER.findall(m.group(0))) <= set(valid):
             named |= {valid.index(t) for t in _ONE_LETTER.findall(m.group(0))}
@@ -122,13 +152,17 @@ def _letters_named(raw: str, key: ChoiceKey) -> tuple[set[int], bool]:
         letter = next(g for g in m.groups() if g)
         if letter in valid:
             named.add(valid.index(letter))
+    for m in _PICKED_LETTER.finditer(folded):
+        if m.group(1) in valid:
+            named.add(valid.index(m.group(1)))
     shouting = raw == raw.upper() and len(bare) > 3
     for m in re.finditer(r"(?<![\w'’])([A-J])(?![\w'’])", raw):
         if shouting and raw[: m.start()].strip():
             break  # in ALL CAPS only a leading letter is a letter: "C - NO MEMORY ISOLATION ..."
         letter = m.group(1).lower()
         # "A" and "I" are also words: "A shared fault domain" names no choice.
-        if letter in "ai" and re.match(r"\s+[^\W\d_]", raw[m.end() :]):
+        after = raw[m.end() :]
+        if letter in "ai" and re.match(r"\s+[^\W\d_]", after) and not _AFTER_LETTER.match(after):
             continue
         if letter in valid:
             named.add(valid.index(letter))
@@ -141,7 +175,7 @@ def _denied_after(words: list[str]) -> bool:
     return bool(words) and words[0] != "but" and bool(_DENIED_AFTER.intersection(words[:2]))
 
 
-_CLAUSE_END = re.compile(r"[,;.!?:()](?!\d)")
+_CLAUSE_END = re.compile(r"[,;.!?:()](?!\d)|\s-+\s")
 # Where the words that may deny a choice just named end: "B200 - not the A30" denies the A30.
 _AFTER_END = re.compile(r"[,;.!?:()](?!\d)|\s-+\s")
 
@@ -487,10 +521,32 @@ _PARTS = re.compile(
 # A dot inside a name ("gpu.shared") ends no segment.
 _SEGMENTS = re.compile(r"[;!?()\[\]]+|\.+(?![\w])|\s-+\s|\bbut\b|\bwhile\b")
 _ALL_BUT = re.compile(
-    r"^\s*(?:all|every\w*|any)(?:\s+(?:of\s+)?(?:them|the\s+above))?"
-    r"\s+(?:except|but|besides|apart\s+from|other\s+than)\s+(.+)$"
+    r"^\s*(?:(?:i'?d\s+(?:say|pick|go\s+with)|it'?s)\s+)?"
+    r"(?:all|every\w*|any\w*)(?:\s+(?:of\s+)?(?:them|these|the\s+above|the\s+options|the\s+choices))?"
+    r"(?:\s+(?:options?|choices?|answers?|ones?|statements?))?"
+    r"\s*,?\s+(?:except(?:\s+for)?|but|besides|apart\s+from|other\s+than|bar|minus|excluding|save)"
+    r"\s+(.+)$"
+)
+# Where the choices an "all but" leaves out end: "all except E (it is wrong)".
+_LEFT_OUT_END = re.compile(
+    r"[;:()\[\]!?]|\.(?!\w)|\s[-—–]+\s|\b(?:because|since|as|which|they|it)\b"
+)
+_LEFT_OUT_WORDS = re.compile(
+    r"^\s*(?:(?:the|options?|choices?|answers?|letters?)\s+)*|\s+(?:ones?|options?)\s*$"
 )
 _FIRST_N = re.compile(r"\b(?:the\s+)?(?:first|top)\s+(two|three|four|five|[2-5])\b")
+# "the first three", "last two", "bottom 2": a run of places from one end.
+_END_N = re.compile(r"\b(?:the\s+)?(first|top|last|bottom|final)\s+(two|three|four|five|[2-5])\b")
+
+
+def _end_run(match: re.Match[str], count: int) -> set[int]:
+    """The places of an ``_END_N`` match among ``count`` choices."""
+    size = min(count, int(_ORDINALS[match.group(2)]) + 1)
+    return (
+        set(range(size)) if match.group(1) in ("first", "top") else set(range(count - size, count))
+    )
+
+
 _DENYING_PART = re.compile(r"^\s*(?:not|nor|no|never|except|excluding|without|but\s+not)\b")
 
 
@@ -544,7 +600,10 @@ def _folded_patterns(question: Question) -> tuple[tuple[int, re.Pattern[str]], .
     out = []
     for i, normal in enumerate(choice_key(question).normals):
         if normal:
-            body = r"[\W_]*".join(map(re.escape, normal.replace(".", " ").split()))
+            # The articles normalize drops may stand between the words: "on the GPU".
+            body = r"[\W_]*(?:(?:the|an|a)[\W_]+)?".join(
+                map(re.escape, normal.replace(".", " ").split())
+            )
             out.append((len(normal), i, re.compile(r"(?<!\w)" + body + r"(?!\w)")))
     return tuple((i, p) for _, i, p in sorted(out, key=lambda t: -t[0]))
 
@@ -566,6 +625,12 @@ def _denial_runs(before: str, question: Question, key: ChoiceKey) -> bool:
 
 
 _NOR = re.compile(r"\bnor\b")
+# A verdict written after a choice: "Filter - no", "D: false", "E = wrong", "C -> x".
+_VERDICT_NO = (
+    r"[ \t]*(?:[-:=—–]+>?|->)[ \t]*(?:no|nope|false|wrong|incorrect|x|✗|✘|❌)"
+    r"(?=[ \t]*(?:$|[\n,;.!)(]))"
+)  # on the line of the choice, and all of the verdict: "- No context switching" is a bullet
+_MARKED_NO = re.compile(_VERDICT_NO, re.IGNORECASE)
 
 
 def _listed(answer: str, question: Question, key: ChoiceKey) -> tuple[set[int], set[int]]:
@@ -584,14 +649,16 @@ def _listed(answer: str, question: Question, key: ChoiceKey) -> tuple[set[int], 
             if not deny and _denied_after(after):
                 # Asked what does not hold, "the kiwi can't" picks the kiwi.
                 deny = not (asks_negative(question) and _DENY_SUBJECT.intersection(after[:2]))
+            if not deny and not asks_negative(question):
+                deny = bool(_MARKED_NO.match(text, m.end()))  # "<text> - no", "<text>: false"
             (denied if deny else named).add(i)
         # A comma, not a full stop, keeps a denial going: "not the A30 or the RTX".
         text = pattern.sub(" , ", text)
     for segment in _SEGMENTS.split(text):
         denying = False
         for part in _PARTS.split(segment):
-            if not part.strip():
-                continue
+            if not part.strip() or re.fullmatch(r"\W*(?:just|only)?\s*[a-j]\W*", part):
+                continue  # a letter is read as a letter ("just A"), not as a word of "B200"
             cue = _DENYING_PART.match(part)
             if cue and not denying:
                 # "no overcommit" asserts "They cannot be overcommitted": a part whose
@@ -601,9 +668,9 @@ def _listed(answer: str, question: Question, key: ChoiceKey) -> tuple[set[int], 
                     named |= asserted
                     continue
             denying = denying or bool(cue)
-            first = _FIRST_N.search(part)
-            if first and not denying:
-                named |= set(range(min(len(key.normals), int(_ORDINALS[first.group(1)]) + 1)))
+            run = _END_N.search(part)
+            if run and not denying:
+                named |= _end_run(run, len(key.normals))
                 continue
             if cue:
                 part = part[cue.end() :]  # what "not cpu" denies is "cpu"
@@ -656,37 +723,112 @@ def _identifiers_joined(question: Question, answer: str) -> str:
     return answer
 
 
-_DENIED_LETTERS = re.compile(
-    r"\b(?:not|nor|except|excluding|never)\s+((?:[A-J])(?:\s*(?:,|/|\bor\b|\band\b|\bnor\b)\s*[A-J])*)"
-    r"(?![\w'’])"
+# Letters in a row ("D, E", "d or e", "B D"), none of them the start of "e.g.".
+_LETTER_RUN = (
+    r"[a-j](?:\s*(?:[,/&]|\bor\b|\band\b|\bnor\b)?\s*[a-j](?![\w'’]|\.\w))*(?![\w'’]|\.\w)"
 )
+# A letter denied by the words before it: "not D or E", "except C", "A rather than B".
+_DENIED_LETTERS = re.compile(
+    r"\b(?:not|nor|except|excluding|never|rather\s+than|instead\s+of|over|vs\.?|versus)"
+    r"\s+(?:(?:options?|choices?|answers?)\s+)?(" + _LETTER_RUN + ")",
+    re.IGNORECASE,
+)
+_WRONG = (
+    r"wrong|incorrect|false|untrue|invalid|bogus|nonsense|out|(?:an?\s+)?(?:trap|distractor|red\s+herring)s?"
+    r"|not\s+(?:right|correct|true|valid|it)|n[’']?t\s+(?:right|correct|true|valid|it)"
+)
+# A letter denied by the words after it: "B is wrong", "D and E are traps", "C isn't right".
+_LETTERS_WRONG = re.compile(
+    r"(?<![\w'’])(" + _LETTER_RUN + r")\s*(?:(is|are|was|were|[’']s)\s*)?"
+    r"(?:(?:definitely|clearly|obviously|just|both|all|also|simply)\s+)?"
+    rf"({_WRONG})(?![\w'’])",
+    re.IGNORECASE,
+)
+_LETTER_MARKED_NO = re.compile(r"(?<![\w'’])([a-j])" + _VERDICT_NO, re.IGNORECASE)
+# What a question that asks for what does not hold reads as a pick: "B is false".
+_UNTRUE = frozenset({"wrong", "incorrect", "false", "untrue", "invalid", "bogus", "nonsense"})
 
 
-def _letters_denied(answer: str, key: ChoiceKey) -> set[int]:
-    """The letters an answer denies: "not D or E", "except C"."""
+_RUN_LETTER = re.compile(r"(?<![\w'’])[a-j](?![\w'’])", re.IGNORECASE)
+
+
+def _run_letters(run: str, after: str, key: ChoiceKey) -> set[int]:
+    """The choices of a run of letters ("D or E"), unless its one "a" is the article
+    ("not a good fit")."""
+    found = _RUN_LETTER.findall(run)
+    alone = found == [run.strip()] and run.strip() in "aA"
+    if alone and re.match(r"\s+[^\W\d_]", after) and not _AFTER_LETTER.match(after):
+        return set()
+    return {key.letters.index(t.lower()) for t in found if t.lower() in key.letters}
+
+
+def _letters_denied(
+    answer: str, key: ChoiceKey, negative: bool = False, *, single: bool = False
+) -> set[int]:
+    """The letters an answer denies: "not D or E", "except C", "B is wrong" (when
+    ``negative``, the question asks for what does not hold, and "B is false" is a pick).
+    With ``single`` (a question with one right choice) a comma ends a denial: "not B, A"."""
     out: set[int] = set()
     for m in _DENIED_LETTERS.finditer(answer):
-        out |= {
-            key.letters.index(t.lower())
-            for t in re.findall(r"[A-J]", m.group(1))
-            if t.lower() in key.letters
-        }
+        run = m.group(1).split(",")[0] if single else m.group(1)
+        out |= _run_letters(run, answer[m.start(1) + len(run) :], key)
+    if not negative:
+        for m in _LETTER_MARKED_NO.finditer(answer):
+            out |= _run_letters(m.group(1), "", key)
+    for m in _LETTERS_WRONG.finditer(answer):
+        word = m.group(3).split()[0].lower()
+        if negative and word in _UNTRUE:
+            continue
+        if not m.group(2) and m.group(1).strip() in "aA":
+            continue  # "a wrong answer" is no letter
+        run = _RUN_LETTER.findall(m.group(1))
+        if (m.group(2) or "").lower() not in ("are", "were"):
+            run = run[-1:]  # "A, B is wrong" denies B alone
+        out |= {key.letters.index(t.lower()) for t in run if t.lower() in key.letters}
     return out
 
 
 # The choices an answer did not deny, when it says so: "not D or E, the rest yes".
 _THE_REST = re.compile(r"\b(?:the rest|the others|all others|all the others|everything else)\b")
 _RANGE = re.compile(r"(?<![\w'’])([a-j])\s*(?:-|–|to|through|thru)\s*([a-j])(?![\w'’])", re.I)
-_PLACES_ONLY = re.compile(r"^\s*[1-9](?:\s*(?:,|and|&|\+|/|-|–|to|through)\s*[1-9])*\s*$")
+_PLACES_ONLY = re.compile(
+    r"^\s*(?:(options?|choices?|answers?|numbers?|nos?\.|#)\s*)?"
+    r"#?[1-9]\)?(?:\s*(?:,|and|&|\+|/|-|–|to|through)?\s*#?[1-9]\)?)*\s*[.!]?\s*$",
+    re.IGNORECASE,
+)
+_PLACE_LIST = re.compile(
+    rf"^\s*(?:the\s+)?(?:{_PLACE_WORDS})(?:\s*(?:,|and|&|\+)\s*(?:the\s+)?(?:{_PLACE_WORDS}))+"
+    r"\s*(?:ones|options|choices|answers|statements|items)?\s*[.!]?\s*$",
+    re.IGNORECASE,
+)
+
+
+@lru_cache(maxsize=4096)
+def _holds_digits(question: Question) -> bool:
+    """Whether a choice of ``question`` holds a digit (a bare number may then be a figure)."""
+    return any(ch.isdigit() for c in question.choices for ch in c)
+
+
+def _places_spelt(answer: str, question: Question, key: ChoiceKey) -> str:
+    """``answer`` as letters when it is only places: "2", "options 1 and 3", "no. 2" (a
+    bare number only when no choice holds a digit), "first and third ones"."""
+    places = _PLACES_ONLY.match(answer)
+    if places and (places.group(1) or not _holds_digits(question)):
+        body = answer[places.end(1) :] if places.group(1) else answer
+        spelt = {str(i + 1): letter for i, letter in enumerate(key.letters)}
+        return re.sub(r"[1-9]", lambda m: spelt.get(m.group(0), m.group(0)), body.replace("#", " "))
+    if not _PLACE_LIST.match(answer):
+        return answer
+
+    def letter(m: re.Match[str]) -> str:
+        index = len(key.letters) - 1 if m.group(0) == "last" else _ORDINALS[m.group(0)]
+        return key.letters[index] if index < len(key.letters) else m.group(0)
+
+    return re.sub(_PLACE_WORDS, letter, fold(answer))
 
 
 def _ranges_spelt(answer: str, question: Question, key: ChoiceKey) -> str:
-    """``answer`` with letter ranges written out ("A-C", "a through c" -> "a, b, c"), and a
-    list of places ("1, 2 and 3", "1-3") as letters when no choice holds a digit."""
-    digits = any(ch.isdigit() for c in question.choices for ch in c)
-    if _PLACES_ONLY.match(answer) and not digits:
-        places = {str(i + 1): letter for i, letter in enumerate(key.letters)}
-        answer = re.sub(r"[1-9]", lambda m: places.get(m.group(0), m.group(0)), answer)
+    """``answer`` with letter ranges written out ("A-C", "a through c" -> "a, b, c")."""
 
     def spelt(m: re.Match[str]) -> str:
         start, stop = ord(m.group(1).lower()), ord(m.group(2).lower())
@@ -734,10 +876,213 @@ def _figures_miss(answer: str, question: Question, index: int) -> bool:
     )
 
 
+# Where an answer's opening pick ends and its remarks start: "HBM2e — HBM3 is the SXM's".
+# (A dash between words on one line, not a bullet; for a choice question also a new line
+# or a semicolon, which in a multi answer separate the items of a list.)
+_LEAD_END = re.compile(r"(?<=\S) [-—–]+ |\.+(?:\s+|$)")
+_LEAD_END_ONE = re.compile(r"(?<=\S) [-—–]+ |\.+(?:\s+|$)|;|\n")
+# Words in a remark that add to the pick, doubt it or change it: "B. C is right too".
+_UNSURE = re.compile(
+    r"\b(?:or|maybe|perhaps|actually|unsure|not\s+sure|either|might|possibly|guess|wait|"
+    r"too(?![\w-])|also|as\s+well|both|plus|and\s+also|correct|right|true|valid|applies|apply|works?|"
+    r"counts?|yes|fine|answer|rather|instead|hmm|nvm|sorry|mean|scratch|ok|okay|better|best|"
+    r"needed|required|necessary|must|good|likely|close[rs]?t?|add|include|holds?|what|one\s+of|"
+    r"plausible|possib\w*|could|alternativ\w*|second|tempt\w*|consider\w*|torn|between|"
+    r"almost|nearly|partly|partially|similar|probably|prob|unless|"
+    r"(?:is|s)\s+it|the\s+one(?!\s+(?:with|w|that|for|where|which|on|in|from)\b))\b"
+    r"|\?|^\s*(?:and|&|\+)",
+    re.IGNORECASE,
+)
+# Words that say nothing of a choice named in a remark: "A, B. D, obviously" lists D.
+_EMPHASIS = frozenset(
+    _stem(w)
+    for w in (
+        "obviously", "definitely", "probably", "clearly", "surely", "certainly", "sure",
+        "think", "guess", "imo", "tbh", "just", "only", "course", "really", "ofc", "obv",
+        "defo", "def", "yeah", "yep", "pick", "picks", "choose", "option", "options",
+        "letter", "choice", "choices", "say", "go", "with", "thats", "that",
+    )
+)  # fmt: skip
+
+
+def _lead_kept(question: Question, answer: str, key: ChoiceKey) -> set[int]:
+    """The choices an answer's opening part names, when the rest only remarks on others:
+    "A. B is MIG, C is vGPU", "r580 — R570.133.20 is the B200's", "clamped — it quietly
+    becomes the greatest the device supports".
+
+    The rest may elaborate, or say what other choices are ("SXM is the one with HBM3"),
+    but not add to, doubt or change the pick ("B. Or C?", "A and B. C is right too"), and
+    what it says of another choice must not be in the words of the question (it would then
+    be an answer too: "gpu.shared is used by HAMi as well")."""
+    ends = _LEAD_END_ONE if question.kind == "choice" else _LEAD_END
+    lead_end = ends.search(answer)
+    if not lead_end or not answer[lead_end.end() :].strip():
+        return set()
+    folded = fold(answer)
+    folded_end = ends.search(folded)
+    if folded_end and any(
+        m.start() <= folded_end.start() < m.end()
+        for _, pattern in _folded_patterns(question)
+        for m in pattern.finditer(folded)
+    ):
+        return set()  # the break is inside a choice's text: "HBM2 (~1,555 GB/s); HBM2e is ..."
+    lead, rest = answer[: lead_end.start()], answer[lead_end.end() :]
+    said = _without_choices(rest, question)
+    if _UNSURE.search(said):
+        return set()
+    remark = _own_words(rest, question) - _EMPHASIS
+    if question.kind == "multi" and not remark:
+        return set()  # "A, B. D, obviously" lists D
+    picked = _named(question, lead)
+    if not picked or (question.kind == "choice" and len(picked) != 1):
+        return set()
+    rest_normal, rest_ends = clause_normal(rest)
+    letters, _ = _letters_named(rest, key)
+    others = _texts_named(rest_normal, key, rest_ends) | letters
+    others |= _places_named(fold(rest), len(key.normals), key.normals)
+    if question.kind == "multi":
+        others |= _listed(rest, question, key)[0]
+        if not others:
+            return set()  # "overlap. less memory": the list goes on
+    if others & picked:
+        return set()  # the rest takes up a pick again: "A, B. Not B though"
+    if others:
+        if not remark:
+            return set()  # "A. D, obviously" names D too; so does "A. <the text of D>"
+        asked = _prompt_words(question) & remark
+        saying = _SAYING.intersection(normalize(rest).split())
+        if len(asked) > 1 or (asked and saying):
+            return set()  # "A. D is what the PCIe H100 uses", "A, B. the kiwi can fly"
+        if asks_negative(question) and _DENY_CUES.intersection(normalize(rest).split()):
+            return set()  # asked what cannot fly, "A, B. the kiwi can't" adds the kiwi
+    return picked
+
+
+def _plain_stems(text: str) -> set[str]:
+    return {_stem(w) for w in normalize(text).split() if w not in STOPWORDS and len(w) > 1}
+
+
+@lru_cache(maxsize=4096)
+def _choice_stems(question: Question) -> frozenset[str]:
+    return frozenset().union(*(_plain_stems(c) for c in question.choices))
+
+
+@lru_cache(maxsize=4096)
+def _prompt_words(question: Question) -> frozenset[str]:
+    """The stems of the question's words that no choice uses ("b300", "hami")."""
+    return frozenset(_plain_stems(question.prompt) - _choice_stems(question))
+
+
+def _without_choices(text: str, question: Question) -> str:
+    """``text`` folded, without the choices' whole texts."""
+    text = fold(text)
+    for _, pattern in _folded_patterns(question):
+        text = pattern.sub(" ; ", text)
+    return text
+
+
+def _own_words(remark: str, question: Question) -> set[str]:
+    """The stems of ``remark``'s words that are not the choices' words."""
+    return _plain_stems(_without_choices(remark, question)) - _choice_stems(question) - _SAYING
+
+
+# A person taking back what they wrote: "B. no wait, C", "A... actually B", "C - scratch that, D".
+_CORRECTION = re.compile(
+    r"(?:^|[.,;!…]|\s[-—–]+)\s*(?:(no\s+wait|wait\s*,?\s*no|wait|actually\s*,?\s*no|no\s*,?\s*actually"
+    r"|scratch\s+that|on\s+second\s+thoughts?|correction|i\s+mean|make\s+that)|(actually|no(?=\s*,)))"
+    r"\b[\s,:.!-]*",
+    re.IGNORECASE,
+)
+
+
+def _corrected(question: Question, answer: str) -> str:
+    """What an answer says after the last place where it takes back what it said before,
+    or "" when it takes nothing back. A bare "actually" takes back only when a short pick
+    follows ("A... actually B"), not a remark ("A. Actually B is a common mistake")."""
+    last = None
+    for m in _CORRECTION.finditer(answer):
+        if m.end() < len(answer) and m.start() > 0:
+            last = m
+    if last is None:
+        return ""
+    after = answer[last.end() :]
+    if last.group(2) and not (
+        _letters_named(after, choice_key(question))[1] or len(normalize(after).split()) <= 4
+    ):
+        return ""
+    return after
+
+
 def _named(question: Question, answer: str) -> set[int]:
-    """:func:`named_choices` before the figures are checked."""
+    """:func:`named_choices` before the figures are checked; an opening pick followed by
+    remarks on other choices is the pick (see :func:`_lead_kept`), and a pick taken back is
+    no pick ("B. no wait, C" names C)."""
+    after = _corrected(question, answer)
+    if after:
+        named = _named(question, after)
+        if named:
+            return named
+    named = _named_whole(question, answer)
+    lead = _lead_kept(question, answer, choice_key(question))
+    return lead or named
+
+
+def _lead_letters_reopened(
+    answer: str, question: Question, key: ChoiceKey, letters: set[int]
+) -> bool:
+    """Whether the explanation after leading letters names other choices ("A. I'd also add
+    B", "A. <the text of B>"): the answer is then read as a whole, remarks and all. After
+    a multi answer's letters only a remark that adds or doubts ("A, B. C too") reopens."""
+    lead = _LEAD_LETTERS.match(fold(answer))
+    if not lead:
+        return False
+    folded = fold(answer)
+    # The rest in its own case where folding kept the length: "A. I'd also add B".
+    rest = (answer if len(answer) == len(folded) else folded)[lead.end(1) :]
+    if (
+        question.kind == "multi"
+        and not _UNSURE.search(_without_choices(rest, question))
+        and _own_words(rest, question) - _EMPHASIS
+    ):
+        return False  # a list's remarks that add nothing: "A+B+C. D wrong (...), E wrong"
+    normal, ends = clause_normal(rest)
+    named = _texts_named(normal, key, ends) | _letters_named(rest, key)[0]
+    return bool(named - letters)
+
+
+def _left_out(answer: str, question: Question, key: ChoiceKey) -> set[int]:
+    """The choices an "all but" answer leaves out: "all except D, E", "anything but the
+    2nd and 4th", "every option apart from D (it is wrong)"."""
+    but = _ALL_BUT.match(re.sub(r"\(([a-j])\)", r"\1", fold(answer)))
+    if not but:
+        return set()
+    text = _LEFT_OUT_END.split(but.group(1), maxsplit=1)[0]
+    left_out: set[int] = set()
+    for part in _PARTS.split(text):
+        part = _LEFT_OUT_WORDS.sub("", part).strip()
+        run = _END_N.search(part)
+        if not part:
+            continue
+        if part in key.letters:  # "all except D and E"
+            left_out.add(key.letters.index(part))
+        elif run:  # "all but the last two"
+            left_out |= _end_run(run, len(key.letters))
+        elif part.isdigit() and not _holds_digits(question):  # "all except 4 and 5"
+            if 0 < int(part) <= len(key.letters):
+                left_out.add(int(part) - 1)
+        elif part in _PLACE_WORDS.split("|"):  # "all but the 2nd", "all but the last"
+            index = len(key.letters) - 1 if part == "last" else _ORDINALS[part]
+            if index < len(key.letters):
+                left_out.add(index)
+        else:
+            left_out |= _part_named(part, question, key, 0.1)
+    return left_out
+
+
+def _named_whole(question: Question, answer: str) -> set[int]:
+    """The choices ``answer`` names, read as a whole."""
     key = choice_key(question)
-    answer = _identifiers_joined(question, answer)
+    answer = _places_spelt(_identifiers_joined(question, answer), question, key)
     if question.kind == "multi":
         answer = _ranges_spelt(answer, question, key)
     normal, ends = clause_normal(answer)
@@ -745,34 +1090,32 @@ def _named(question: Question, answer: str) -> set[int]:
     if question.kind == "multi" and _ALL.match(normal):
         return every
     letters, terse = _letters_named(answer, key)
-    if terse:
+    reopened = terse and _lead_letters_reopened(answer, question, key, letters)
+    if terse and not reopened:
         return letters
+    if reopened:
+        letters |= _letters_named(answer, key, lead=False)[0]
     if question.kind == "multi":
-        but = _ALL_BUT.match(normal)
-        if but:
-            left_out: set[int] = set()
-            for part in _PARTS.split(but.group(1)):
-                if part.strip() in key.letters:  # "all except D and E"
-                    left_out.add(key.letters.index(part.strip()))
-                elif part.strip():
-                    left_out |= _part_named(part, question, key, 0.1)
-            if left_out:
-                return every - left_out
+        left_out = _left_out(answer, question, key)
+        if left_out:
+            return every - left_out
     named = _texts_named(normal, key, ends)
+    if question.kind == "choice":
+        letters -= _letters_denied(answer, key, asks_negative(question), single=True)
     named |= letters | _places_named(fold(answer), len(key.normals), key.normals)
     if question.kind == "multi":
         kept = _comments_dropped(answer, question, key)
         if kept != answer:
-            letters, _ = _letters_named(kept, key)
+            letters, _ = _letters_named(kept, key, lead=not reopened)
             rest = [t for t in re.sub(r"[^\w'’]+", " ", fold(kept)).split() if t not in _FILLER]
             if rest and all(t in key.letters for t in rest):  # "A and B (C, D are optional)"
                 return letters
         listed, denied = _listed(kept, question, key)
-        denied |= _letters_denied(kept, key)
+        denied |= _letters_denied(kept, key, asks_negative(question))
         found = listed | (letters - denied)
         if denied and not found - denied and _THE_REST.search(fold(answer)):
             return every - denied  # "not D or E, the rest yes"
-        return found or named
+        return found or named - denied  # "not A, B, C" names nothing
     if len(named) > 1:
         named = _aside_dropped(answer, key) or _exceptions_dropped(answer, question, key) or named
     if named:
