@@ -36,7 +36,7 @@ from bot.core.streaks import StreakNudgeJob
 from bot.db import migrate
 from bot.db.engine import check_connection, make_engine, make_session_factory
 from bot.db.outage import OUTAGE
-from bot.db.questions import sync_questions
+from bot.db.questions import store_bank
 from bot.db.seen import DeliveryLog
 from bot.db.uow import SqlUnitOfWork
 from bot.delivery import Notifier, OutboxDeliverer
@@ -205,8 +205,7 @@ def bootstrap(
             )
         migrate.upgrade(engine)
     session_factory = make_session_factory(engine)
-    with session_factory() as session, session.begin():
-        sync_questions(session, bank, clock.now())
+    store_bank(session_factory, bank, clock.now())
     services = Services(
         clock=clock,
         bank=bank,

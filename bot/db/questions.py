@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 
 from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from bot.core.bank import QuestionBank
@@ -43,3 +45,16 @@ def sync_questions(session: Session, bank: QuestionBank, now: datetime) -> int:
             row.active = False
             changed += 1
     return changed
+
+
+def store_bank(session_factory: Callable[[], Session], bank: QuestionBank, now: datetime) -> int:
+    """:func:`sync_questions` in a transaction of its own, at start-up. Two workers that
+    start at the same instant on a new database both find the table empty and insert the
+    same questions; the second one's insert then fails on the primary key. It reads the
+    table again (now holding the other's rows) and syncs against that, so both start."""
+    try:
+        with session_factory() as session, session.begin():
+            return sync_questions(session, bank, now)
+    except IntegrityError:
+        with session_factory() as session, session.begin():
+            return sync_questions(session, bank, now)
