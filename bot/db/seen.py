@@ -39,9 +39,11 @@ def take(session: Session, platform: str, key: str, now: datetime) -> bool:
     # RETURNING, not rowcount: a skipped row returns nothing on both databases
     first = insert_row(session, DeliverySeenRow, row) is not None
     if first and next(_taken) % PRUNE_EVERY == 0:
-        gone = session.connection().execute(
-            delete(DeliverySeenRow).where(DeliverySeenRow.seen_at < now - KEEP)
-        ).rowcount
+        gone = (
+            session.connection()
+            .execute(delete(DeliverySeenRow).where(DeliverySeenRow.seen_at < now - KEEP))
+            .rowcount
+        )
         log.debug("forgot %d deliveries older than %s", gone, KEEP)
     return first
 
