@@ -423,11 +423,14 @@ class Target:
         ports = [free_port() for _ in range(workers)]
         self.urls = [f"http://127.0.0.1:{port}/slack/events" for port in ports]
         self.url = self.urls[0]
-        self.processes = [
-            subprocess.Popen(command_for(port), env=env_for(port), stdout=subprocess.DEVNULL)
-            for port in ports
-        ]
-        for port, process in zip(ports, self.processes, strict=True):
+        self.processes: list[subprocess.Popen[bytes]] = []
+        for port in ports:
+            # one after another: workers that start in the same instant on a new database
+            # both insert the question bank, and the second exits on the unique key
+            process = subprocess.Popen(
+                command_for(port), env=env_for(port), stdout=subprocess.DEVNULL
+            )
+            self.processes.append(process)
             wait_listening(port, process, name)
         self.value = "any"
         self.db_url: str | None = None
