@@ -25,9 +25,19 @@ answers in it; SQL statements per answer are counted in this process on the same
 (``SlackAdapter`` driven with the same signed bodies, a SQLAlchemy ``before_cursor_execute``
 counter), since the server's statements cannot be counted from outside.
 
+Paced (``--rate 100``): instead of the closed loop, clicks go out at a fixed rate in all
+(open loop), at most ``--connections`` at once, and each click's ack and reply times run from
+the instant it was due, so a server that falls behind shows it in its p99s rather than in a
+slower offered load. Several workers (``--workers 1,2``): PostgreSQL is also run with that many
+``studybot run`` processes on one database (as docs/deploy.md runs them), each on its own
+port, the clicks spread over them in turn as a balancer would; CPU is the workers' sum.
+
+SQL statements are counted for a wrong answer and for a right one (which also adds its points
+to the boards).
+
 Run: ``.venv/bin/python bench/answer_path.py`` (under 2 minutes on an idle 2-core machine);
-bigger runs:
-``--duration 20 --rounds 3 --connections 50,200,1000``. Prints one JSON object.
+bigger runs: ``--duration 20 --rounds 3 --connections 50,200,1000``, ``--connections 200
+--rate 100``, ``--workers 1,2``. Prints one JSON object.
 """
 
 from __future__ import annotations
@@ -187,9 +197,10 @@ async def load_main(port: int) -> None:
     hook_url = f"http://127.0.0.1:{port}/hooks/T/1/x"
 
     async def phase(order: dict[str, Any]) -> dict[str, Any]:
-        url, value, prefix = order["url"], order["value"], order["prefix"]
+        urls, value, prefix = order["urls"], order["value"], order["prefix"]
         connections, duration = int(order["connections"]), float(order["duration"])
         expect_reply = bool(order["expect_reply"])
+        rate = float(order.get("rate") or 0)
         counter = iter(range(10**9))
         acks: list[float] = []
         totals: list[float] = []
@@ -206,50 +217,69 @@ async def load_main(port: int) -> None:
             started = time.perf_counter()
             deadline = started + duration
 
+            async def one_click(n: int, sent: float) -> None:
+                """One click by a new user, timed from ``sent`` (when it was due to go)."""
+                user = f"{prefix}{n}"
+                url = urls[n % len(urls)]  # several workers: spread as a balancer would
+                body = click_body(value, user, hook_url)
+                future: asyncio.Future[str] = loop.create_future()
+                if expect_reply:
+                    waiting[user] = future
+                try:
+                    async with session.post(
+                        url, data=body.encode(), headers=signed_headers(body)
+                    ) as response:
+                        await response.read()
+                        status = response.status
+                except (aiohttp.ClientError, TimeoutError) as exc:
+                    error(type(exc).__name__)
+                    waiting.pop(user, None)
+                    return
+                acked = time.perf_counter()
+                if status != 200:
+                    error(f"http {status}")
+                    waiting.pop(user, None)
+                    return
+                acks.append(acked - sent)
+                acked_users.append(user)
+                if expect_reply:
+                    try:
+                        text = await asyncio.wait_for(future, 30)
+                    except TimeoutError:
+                        error("no reply in 30 s")
+                        waiting.pop(user, None)
+                        return
+                    if "no longer open" in text:
+                        error("question no longer open")
+                    elif not any(mark in text for mark in VERDICT_MARKS):
+                        error("reply is not a grade")
+                totals.append(time.perf_counter() - sent)
+
             async def worker() -> None:
                 while time.perf_counter() < deadline:
-                    user = f"{prefix}{next(counter)}"
-                    body = click_body(value, user, hook_url)
-                    future: asyncio.Future[str] = loop.create_future()
-                    if expect_reply:
-                        waiting[user] = future
-                    sent = time.perf_counter()
-                    try:
-                        async with session.post(
-                            url, data=body.encode(), headers=signed_headers(body)
-                        ) as response:
-                            await response.read()
-                            status = response.status
-                    except (aiohttp.ClientError, TimeoutError) as exc:
-                        error(type(exc).__name__)
-                        waiting.pop(user, None)
-                        continue
-                    acked = time.perf_counter()
-                    if status != 200:
-                        error(f"http {status}")
-                        waiting.pop(user, None)
-                        continue
-                    acks.append(acked - sent)
-                    acked_users.append(user)
-                    if expect_reply:
-                        try:
-                            text = await asyncio.wait_for(future, 30)
-                        except TimeoutError:
-                            error("no reply in 30 s")
-                            waiting.pop(user, None)
-                            continue
-                        if "no longer open" in text:
-                            error("question no longer open")
-                        elif not any(mark in text for mark in VERDICT_MARKS):
-                            error("reply is not a grade")
-                    totals.append(time.perf_counter() - sent)
+                    await one_click(next(counter), time.perf_counter())
 
-            await asyncio.gather(*(worker() for _ in range(connections)))
+            async def paced() -> None:
+                """Open loop: a click every 1/rate s, whatever the answers before it are
+                doing (at most ``connections`` at once: the connector's limit; a click that
+                waits for a connection counts that wait in its ack time)."""
+                clicks: list[asyncio.Task[None]] = []
+                for n in range(int(rate * duration)):
+                    due = started + n / rate
+                    await asyncio.sleep(max(0.0, due - time.perf_counter()))
+                    clicks.append(asyncio.create_task(one_click(n, due)))
+                await asyncio.gather(*clicks)
+
+            if rate:
+                await paced()
+            else:
+                await asyncio.gather(*(worker() for _ in range(connections)))
             elapsed = time.perf_counter() - started
         done = len(totals)
         return {
             "answers": done,
             "acked": len(acked_users),
+            "paced_at_per_s": rate or None,
             "seconds": round(elapsed, 2),
             "per_second": round(done / elapsed, 1),
             "ack_p50_ms": ms(percentile(acks, 0.5)),
@@ -378,23 +408,48 @@ class Load:
 
 
 class Target:
-    """One server under load: a studybot (``backend`` set) or a floor."""
+    """One server under load: a studybot (``backend`` set) or a floor; ``workers`` processes
+    of it on ports of their own (``ports`` from ``command_for(port)`` and ``env_for(port)``),
+    which the load spreads clicks over."""
 
-    def __init__(self, name: str, command: list[str], env: dict[str, str], port: int) -> None:
-        self.name, self.port = name, port
-        self.url = f"http://127.0.0.1:{port}/slack/events"
-        self.process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL)
-        wait_listening(port, self.process, name)
+    def __init__(
+        self,
+        name: str,
+        command_for: Any,
+        env_for: Any,
+        workers: int = 1,
+    ) -> None:
+        self.name = name
+        ports = [free_port() for _ in range(workers)]
+        self.urls = [f"http://127.0.0.1:{port}/slack/events" for port in ports]
+        self.url = self.urls[0]
+        self.processes: list[subprocess.Popen[bytes]] = []
+        for port in ports:
+            # one after another: workers that start in the same instant on a new database
+            # both insert the question bank, and the second exits on the unique key
+            process = subprocess.Popen(
+                command_for(port), env=env_for(port), stdout=subprocess.DEVNULL
+            )
+            self.processes.append(process)
+            wait_listening(port, process, name)
         self.value = "any"
         self.db_url: str | None = None
         self.expect_reply = name != "floor_noop"
 
+    def cpu_seconds(self) -> float:
+        return sum(cpu_seconds(process.pid) for process in self.processes)
+
+    def running(self) -> bool:
+        return any(process.poll() is None for process in self.processes)
+
     def stop(self) -> None:
-        self.process.terminate()
-        try:
-            self.process.wait(15)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
+        for process in self.processes:
+            process.terminate()
+        for process in self.processes:
+            try:
+                process.wait(15)
+            except subprocess.TimeoutExpired:
+                process.kill()
 
 
 def studybot_env(db_url: str, api_url: str, port: int, tmp: Path) -> dict[str, str]:
@@ -497,6 +552,7 @@ def sql_per_answer(runs: int) -> dict[str, Any]:
     from tests.adapters.slack.conftest import bank_of, slack_settings
     from tests.adapters.slack.fake_slack import FakeSlack
     from tests.adapters.slack.payloads import click, slash
+    from tests.adapters.slack.test_slack_transport import right_button
 
     async def measure() -> dict[str, Any]:
         fake = FakeSlack()
@@ -522,13 +578,24 @@ def sql_per_answer(runs: int) -> dict[str, Any]:
             await send(slash("/daily"))
             await app.runner.deliverer.settle()
             post = fake.called("chat.postMessage")[-1]
-            value = next(b["value"] for b in post.buttons() if b["value"].startswith("daily:"))
-            await send(click(value, user="WWARM"))
+            right = right_button(adapter, post)
+            wrong = next(
+                b["value"]
+                for b in post.buttons()
+                if b["value"].startswith("daily:") and b["value"] != right
+            )
+            await send(click(wrong, user="WWARM"))
             event.listen(app.engine, "before_cursor_execute", count)
             event.listen(app.engine, "savepoint", savepoint)
             before = len(fake.called("chat.postEphemeral"))
-            for i in range(runs):
-                await send(click(value, user=f"WSQL{i}"))
+            figures: dict[str, float] = {}
+            # a right answer also adds its points to the boards: two statements more
+            for kind, value in (("wrong", wrong), ("right", right)):
+                counts.update(statements=0, savepoints=0)
+                for i in range(runs):
+                    await send(click(value, user=f"WSQL{kind}{i}"))
+                figures[f"statements_per_{kind}_answer"] = round(counts["statements"] / runs, 1)
+                figures[f"savepoints_per_{kind}_answer"] = round(counts["savepoints"] / runs, 1)
             graded = [
                 c
                 for c in fake.called("chat.postEphemeral")[before:]
@@ -536,18 +603,14 @@ def sql_per_answer(runs: int) -> dict[str, Any]:
             ]
             app.close()
         await fake.stop()
-        return {
-            "answers": runs,
-            "graded_replies": len(graded),
-            "statements_per_answer": round(counts["statements"] / runs, 1),
-            "savepoints_per_answer": round(counts["savepoints"] / runs, 1),
-        }
+        return {"answers": 2 * runs, "graded_replies": len(graded), **figures}
 
     return asyncio.run(measure())
 
 
 def driver(args: argparse.Namespace) -> dict[str, Any]:
     connections = [int(c) for c in args.connections.split(",")]
+    workers = [int(w) for w in args.workers.split(",") if w]
     backends = [b for b in args.backends.split(",") if b]
     postgres = os.environ.get("STUDYBOT_TEST_POSTGRES_URL")
     notes: list[str] = []
@@ -563,12 +626,17 @@ def driver(args: argparse.Namespace) -> dict[str, Any]:
     studybot = str(Path(sys.executable).with_name("studybot"))
     try:
         for ephemeral in (False, True):
-            port = free_port()
-            command = [sys.executable, __file__, "--role", "floor", "--port", str(port)]
-            command += ["--api", api_url] + (["--ephemeral"] if ephemeral else [])
+
+            def floor_command(port: int, ephemeral: bool = ephemeral) -> list[str]:
+                command = [sys.executable, __file__, "--role", "floor", "--port", str(port)]
+                return command + ["--api", api_url] + (["--ephemeral"] if ephemeral else [])
+
             name = "floor_ephemeral" if ephemeral else "floor_noop"
-            targets.append(Target(name, command, dict(os.environ), port))
-        for backend in backends:
+            targets.append(Target(name, floor_command, lambda _port: dict(os.environ)))
+        runs = [(backend, 1) for backend in backends]
+        if "postgres" in backends:
+            runs += [("postgres", n) for n in workers if n > 1]
+        for backend, count in runs:
             if backend == "sqlite":
                 db_url = f"sqlite:///{tmp}/bench.db"
             else:
@@ -576,13 +644,13 @@ def driver(args: argparse.Namespace) -> dict[str, Any]:
                 db_url = stack.enter_context(postgres_database(postgres))
             say(f"migrating {backend}")
             migrate(db_url)
-            say(f"starting studybot on {backend}")
-            port = free_port()
+            say(f"starting {count} studybot worker(s) on {backend}")
+            suffix = f"_{count}_workers" if count > 1 else ""
             target = Target(
-                f"studybot_{backend}",
-                [studybot, "run"],
-                studybot_env(db_url, api_url, port, tmp),
-                port,
+                f"studybot_{backend}{suffix}",
+                lambda _port: [studybot, "run"],
+                lambda port, db_url=db_url: studybot_env(db_url, api_url, port, tmp),
+                count,
             )
             target.db_url = db_url
             target.value = open_daily(load, target)
@@ -592,7 +660,7 @@ def driver(args: argparse.Namespace) -> dict[str, Any]:
         for target in targets:  # warm-up: imports, connections, the first users
             acked[target.name] += load.ask(
                 do="phase",
-                url=target.url,
+                urls=target.urls,
                 value=target.value,
                 prefix=f"Wwarm{target.name}",
                 connections=10,
@@ -606,17 +674,18 @@ def driver(args: argparse.Namespace) -> dict[str, Any]:
             for conns in connections:
                 for target in targets:
                     say(f"round {round_ + 1}: {target.name} at {conns} connections")
-                    cpu_before = cpu_seconds(target.process.pid)
+                    cpu_before = target.cpu_seconds()
                     figure = load.ask(
                         do="phase",
-                        url=target.url,
+                        urls=target.urls,
+                        rate=args.rate,
                         value=target.value,
                         prefix=f"W{target.name[:3]}{target.name[-2:]}r{round_}c{conns}u",
                         connections=conns,
                         duration=args.duration,
                         expect_reply=target.expect_reply,
                     )
-                    cpu = cpu_seconds(target.process.pid) - cpu_before
+                    cpu = target.cpu_seconds() - cpu_before
                     figure["cpu_ms_per_answer"] = (
                         round(cpu / figure["answers"] * 1000, 2) if figure["answers"] else None
                     )
@@ -624,6 +693,7 @@ def driver(args: argparse.Namespace) -> dict[str, Any]:
                     acked[target.name] += figure["acked"]
         report: dict[str, Any] = {
             "machine": machine(),
+            "paced_at_per_s": args.rate or None,
             "duration_s": args.duration,
             "rounds": args.rounds,
             "notes": notes,
@@ -677,7 +747,7 @@ def driver(args: argparse.Namespace) -> dict[str, Any]:
         return report
     finally:
         for target in targets:
-            if target.process.poll() is None:
+            if target.running():
                 target.stop()
         load.close()
         stack.close()
@@ -715,6 +785,18 @@ def main() -> None:
     parser.add_argument("--connections", default="50,200", help="comma-separated")
     parser.add_argument("--backends", default="sqlite,postgres", help="sqlite,postgres")
     parser.add_argument("--no-sql", action="store_true", help="skip the SQL statement count")
+    parser.add_argument(
+        "--rate",
+        type=float,
+        default=0.0,
+        help="paced: clicks per second in all (open loop), at most --connections at once; "
+        "0: closed loop, each connection clicking again once answered",
+    )
+    parser.add_argument(
+        "--workers",
+        default="1",
+        help="comma-separated counts of studybot workers on one PostgreSQL, e.g. 1,2",
+    )
     parser.add_argument("--role", default="driver", help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--api", default="", help=argparse.SUPPRESS)

@@ -26,7 +26,7 @@ from bot.core.away import AWAY, AwayPeriod
 from bot.core.bank import QuestionBank
 from bot.core.clock import Clock
 from bot.core.context import Context, Grader, Services
-from bot.core.events import Event, EventKind
+from bot.core.events import DELIVERIES, Event, EventKind
 from bot.core.goal import GOALS, Goal
 from bot.core.leaderboard import LEADERBOARD, BoardRow, TeamScore
 from bot.core.messages import OUTBOX, Outgoing
@@ -82,6 +82,7 @@ class FakeStore:
     prompts: dict[int, DailyPrompt] = field(default_factory=dict)
     # a channel's schedule: its next post (None: none planned) and whether it is paused
     schedules: dict[int, tuple[int, datetime | None, bool]] = field(default_factory=dict)
+    deliveries: set[tuple[str, str]] = field(default_factory=set)  # (platform, key) taken
     commits: int = 0
 
     def next_id(self, table: dict[int, Any]) -> int:
@@ -533,6 +534,14 @@ class FakeTeams(_Repo):
         return sum(1 for u in self.s.users.values() if u.workspace_id == workspace.id)
 
 
+class FakeDeliveries(_Repo):
+    def first(self, platform: str, key: str) -> bool:
+        if (platform, key) in self.s.deliveries:
+            return False
+        self.s.deliveries.add((platform, key))
+        return True
+
+
 FAKES: dict[Port[Any], type[_Repo]] = {
     WORKSPACES: FakeWorkspaces,
     USERS: FakeUsers,
@@ -546,6 +555,7 @@ FAKES: dict[Port[Any], type[_Repo]] = {
     LEADERBOARD: FakeLeaderboard,
     SEASONS: FakeSeasons,
     TEAMS: FakeTeams,
+    DELIVERIES: FakeDeliveries,
 }
 
 

@@ -14,6 +14,7 @@ from bot.core.away import AWAY
 from bot.core.bank import QuestionBank
 from bot.core.clock import SimulatedClock
 from bot.core.daily.schedule import DAILY, NewPrompt
+from bot.core.events import DELIVERIES
 from bot.core.goal import GOALS
 from bot.core.leaderboard import LEADERBOARD
 from bot.core.messages import OUTBOX, Card, Delivery, Outgoing
@@ -171,6 +172,21 @@ def test_the_outbox_keeps_one_message_per_key(storage: Storage) -> None:
     with storage.uow() as uow:
         assert not uow[OUTBOX].add(workspace, "console", message, "k1", START)
         assert uow[OUTBOX].add(workspace, "console", message, "k2", START)
+
+
+def test_a_delivery_is_taken_once_and_only_by_a_unit_of_work_that_commits(
+    storage: Storage,
+) -> None:
+    with storage.uow() as uow:
+        assert uow[DELIVERIES].first("slack", "T1:trigger:1")
+    with storage.uow() as uow:  # the first one rolled back: the key is free again
+        assert uow[DELIVERIES].first("slack", "T1:trigger:1")
+        assert not uow[DELIVERIES].first("slack", "T1:trigger:1")
+        uow.commit()
+    with storage.uow() as uow:
+        assert not uow[DELIVERIES].first("slack", "T1:trigger:1")
+        assert uow[DELIVERIES].first("discord", "T1:trigger:1")  # keys are per platform
+        assert uow[DELIVERIES].first("slack", "T1:trigger:2")
 
 
 def test_review_cards_are_saved_whole_and_listed_by_due_time(storage: Storage, qid: str) -> None:

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from bot.core.commands import ACTIONS, run_command
 from bot.core.context import Context, Services
 from bot.core.errors import UserError
-from bot.core.events import Event, EventKind
+from bot.core.events import DELIVERIES, Event, EventKind
 from bot.core.messages import Outgoing, say
 from bot.core.model import CHANNELS, USERS, WORKSPACES
 from bot.core.ports import UnitOfWork
@@ -34,15 +34,34 @@ class StudyBot:
     def handle(self, event: Event) -> list[Outgoing]:
         """Run ``event``'s use case and return what to send back to the acting user.
 
+        An event whose ``delivery`` was taken before (a platform's retry or replay, on this
+        worker or another) gets no reply and changes nothing. The delivery is taken in the
+        event's own transaction, so it costs no commit of its own, and a concurrent copy on
+        another worker waits for this one's outcome. A delivery whose handling failed (an
+        error that is not a UserError) is not kept: a retry of it is handled.
+
         Raises what is not a UserError (after rolling back), for the adapter's edge."""
         try:
             with self.uow_factory() as uow:
+                if event.delivery and not uow[DELIVERIES].first(event.platform, event.delivery):
+                    return []
                 ctx = self._context(uow, event)
                 replies = self._route(ctx)
                 uow.commit()
                 return replies
         except UserError as err:
+            if event.delivery and not self._take_delivery(event):
+                return []
             return [say(event.user, str(err), channel=event.channel)]
+
+    def _take_delivery(self, event: Event) -> bool:
+        """Keep the delivery of an event that the core refused (its transaction, and the key
+        taken in it, rolled back), so that a replay is not refused twice; False when another
+        worker took it meanwhile."""
+        with self.uow_factory() as uow:
+            first = uow[DELIVERIES].first(event.platform, event.delivery)
+            uow.commit()
+            return first
 
     def _context(self, uow: UnitOfWork, event: Event) -> Context:
         workspace = uow[WORKSPACES].ensure(event.platform, event.workspace)

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Protocol
+
+from bot.core.ports import Port
 
 
 class EventKind(StrEnum):
@@ -23,6 +26,10 @@ class Event:
     any value typed into a form. ``thread`` is the message the event replies
     to, when it is a thread reply. ``user_tz`` is the IANA zone the platform
     reports for the user, if any; ``is_admin`` is the platform's own verdict.
+    ``delivery`` is the platform's own id of the request that carried the event (a trigger,
+    an event or an interaction id): the core handles a delivery once, however often the
+    platform retries or replays it, and on any number of workers (:data:`DELIVERIES`).
+    Empty when the platform gives none: then the event is always handled.
     """
 
     kind: EventKind
@@ -39,3 +46,19 @@ class Event:
     user_tz: str | None = None
     is_admin: bool = False
     is_dm: bool = False
+    delivery: str = ""
+
+
+class Deliveries(Protocol):
+    """The platform deliveries already taken, shared by every worker on one store."""
+
+    def first(self, platform: str, key: str) -> bool:
+        """Take delivery ``key`` of ``platform`` in this unit of work: True the first time
+        (the key is kept when the unit of work commits), False when a committed unit of
+        work took it before. Two units of work that take the same key at once: one gets
+        True; the other waits for it and gets False once it commits (True if it rolls
+        back)."""
+        ...
+
+
+DELIVERIES = Port[Deliveries]("deliveries")

@@ -14,7 +14,19 @@ from collections.abc import Sequence
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
-from sqlalchemy import String, and_, case, cast, distinct, func, literal, select, update
+from sqlalchemy import (
+    Row,
+    String,
+    and_,
+    bindparam,
+    case,
+    cast,
+    distinct,
+    func,
+    literal,
+    select,
+    update,
+)
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.util import identity_key
@@ -193,37 +205,18 @@ class SqlDaily(_Repo):
                     found[prompt_id] = ref
         return found
 
-    def _one(self, *where: Any, latest: bool = False) -> DailyPrompt | None:
-        """The prompt that ``where`` selects (the latest posted one, with ``latest``) and its
-        post's platform id, in one statement: the post's outbox row is joined on its key."""
-        head, tail = POST_KEY.split("{}")
-        post = literal(head) + cast(DailyPromptRow.id, String) + literal(tail)
-        query = (
-            select(DailyPromptRow, OutboxRow.message_ref)
-            .outerjoin(OutboxRow, and_(OutboxRow.key == post, OutboxRow.message_ref.is_not(None)))
-            .where(*where)
-        )
-        if latest:
-            query = query.order_by(DailyPromptRow.posted_at.desc()).limit(1)
-        found = self.session.execute(query).one_or_none()
-        return None if found is None else _prompt(found[0], found[1] or None)
+    def _one(self, query: Any, **params: Any) -> DailyPrompt | None:
+        found = self.session.execute(query, params).one_or_none()
+        return None if found is None else _prompt(found, found.message_ref or None)
 
     def for_date(self, channel: Channel, local_date: date) -> DailyPrompt | None:
-        return self._one(
-            DailyPromptRow.channel_id == channel.id, DailyPromptRow.local_date == local_date
-        )
+        return self._one(_PROMPT_FOR_DATE, channel_id=channel.id, local_date=local_date)
 
     def latest(self, channel: Channel, before: datetime) -> DailyPrompt | None:
-        return self._one(
-            DailyPromptRow.channel_id == channel.id,
-            DailyPromptRow.posted_at <= before,
-            latest=True,
-        )
+        return self._one(_PROMPT_LATEST, channel_id=channel.id, before=before)
 
     def get(self, workspace: Workspace, prompt_id: int) -> DailyPrompt | None:
-        return self._one(
-            DailyPromptRow.id == prompt_id, DailyPromptRow.workspace_id == workspace.id
-        )
+        return self._one(_PROMPT_BY_ID, prompt_id=prompt_id, workspace_id=workspace.id)
 
     def history(self, channel_ids: Sequence[int]) -> dict[int, list[str]]:
         found: dict[int, list[str]] = {}
@@ -434,7 +427,7 @@ class SqlDaily(_Repo):
 # -- streaks ------------------------------------------------------------------------------
 
 
-def _state(row: StreakRow) -> StreakState:
+def _state(row: StreakRow | Row[Any]) -> StreakState:
     return StreakState(
         current=row.current,
         longest=row.longest,
@@ -445,19 +438,81 @@ def _state(row: StreakRow) -> StreakState:
     )
 
 
+def _prompt_query(*where: Any, latest: bool = False) -> Any:
+    """The prompt that ``where`` selects (the latest posted one, with ``latest``) and its
+    post's platform id, in one statement: the post's outbox row is joined on its key. Core
+    columns, built once with bound parameters (answering a daily question reads it)."""
+    prompt, outbox = DailyPromptRow.__table__, OutboxRow.__table__
+    head, tail = POST_KEY.split("{}")
+    post = literal(head) + cast(prompt.c.id, String) + literal(tail)
+    query = (
+        select(*prompt.c, outbox.c.message_ref)
+        .outerjoin(outbox, and_(outbox.c.key == post, outbox.c.message_ref.is_not(None)))
+        .where(*where)
+    )
+    if latest:
+        query = query.order_by(prompt.c.posted_at.desc()).limit(1)
+    return query
+
+
+_PROMPT_COLUMNS = DailyPromptRow.__table__.c
+_PROMPT_FOR_DATE = _prompt_query(
+    _PROMPT_COLUMNS.channel_id == bindparam("channel_id"),
+    _PROMPT_COLUMNS.local_date == bindparam("local_date"),
+)
+_PROMPT_LATEST = _prompt_query(
+    _PROMPT_COLUMNS.channel_id == bindparam("channel_id"),
+    _PROMPT_COLUMNS.posted_at <= bindparam("before"),
+    latest=True,
+)
+_PROMPT_BY_ID = _prompt_query(
+    _PROMPT_COLUMNS.id == bindparam("prompt_id"),
+    _PROMPT_COLUMNS.workspace_id == bindparam("workspace_id"),
+)
+
+
+STREAK_STATE_COLUMNS = (
+    "current",
+    "longest",
+    "freezes",
+    "last_day",
+    "last_zone",
+    "nudge_at",
+    "updated_at",
+)
+# A user's streak, read and written on every answer: Core statements built once. The row is
+# read FOR UPDATE (PostgreSQL; SQLite's transaction holds the write lock already), so the
+# update that follows in the same transaction writes over what was read.
+_STREAK = StreakRow.__table__.c
+_STREAK_FOR_UPDATE = (
+    select(*_STREAK)
+    .where(
+        _STREAK.user_id == bindparam("user_id"), _STREAK.workspace_id == bindparam("workspace_id")
+    )
+    .with_for_update()
+)
+_STREAK_UPDATE = (
+    update(StreakRow)
+    .where(
+        StreakRow.user_id == bindparam("key_user"),
+        StreakRow.workspace_id == bindparam("key_workspace"),
+    )
+    .values({name: bindparam(name) for name in STREAK_STATE_COLUMNS})
+    .execution_options(synchronize_session=False)
+)
+
+
 class SqlStreaks(_Repo):
     def __init__(self, session: Session, clock: Clock) -> None:
         super().__init__(session, clock)
         self._zones: dict[int, str] = {}
         # Streak rows this transaction read FOR UPDATE (None: there was none), by user id:
         # the lock holds until the end of the transaction, so ``save`` need not read again.
-        self._locked: dict[int, StreakRow | None] = {}
+        self._locked: dict[int, Row[Any] | None] = {}
 
-    def _row(self, user: User) -> StreakRow | None:
-        row = self.session.scalars(
-            select(StreakRow)
-            .where(StreakRow.user_id == user.id, StreakRow.workspace_id == user.workspace_id)
-            .with_for_update()
+    def _row(self, user: User) -> Row[Any] | None:
+        row = self.session.execute(
+            _STREAK_FOR_UPDATE, {"user_id": user.id, "workspace_id": user.workspace_id}
         ).one_or_none()
         self._locked[user.id] = row
         return row
@@ -479,7 +534,10 @@ class SqlStreaks(_Repo):
                 return
             row = self._row(user)  # another transaction created it first
             assert row is not None
-        self._fill(row, state)
+        self.session.execute(
+            _STREAK_UPDATE,
+            {"key_user": user.id, "key_workspace": user.workspace_id, **self._values(state)},
+        )
 
     def _values(self, state: StreakState) -> dict[str, Any]:
         return {
@@ -491,11 +549,6 @@ class SqlStreaks(_Repo):
             "nudge_at": state.nudge_at,
             "updated_at": self.clock.now(),
         }
-
-    def _fill(self, row: StreakRow, state: StreakState) -> None:
-        row.current, row.longest, row.freezes = state.current, state.longest, state.freezes
-        row.last_day, row.last_zone, row.nudge_at = state.last_day, state.last_zone, state.nudge_at
-        row.updated_at = self.clock.now()
 
     def add_day(self, user: User, day: date, *, answers: int = 1, frozen: bool = False) -> None:
         # Usually the day's first activity: insert at once, and read the row only when it

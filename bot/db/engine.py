@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+import sqlite3
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +16,49 @@ from bot.core.errors import ConfigError
 from bot.extras import missing_extra
 
 POSTGRES_DRIVER = "postgresql+psycopg"  # the `postgres` extra installs psycopg 3
+SQLITE_BUSY_SECONDS = 30  # how long a SQLite transaction waits for another to finish
+
+
+class _QueuedWriter(sqlite3.Connection):
+    """A SQLite connection whose transactions queue on one lock of this process (its
+    engine's) before ``BEGIN IMMEDIATE``, and free it once their COMMIT or ROLLBACK is
+    done.
+
+    Every studybot transaction on SQLite takes the write lock up front, so they run one at
+    a time anyway; without the queue, the threads of one process would wait for each other
+    in SQLite's busy handler, which sleeps between tries (up to 100 ms each) while the
+    database may long be free. Transactions of other processes still wait in it."""
+
+    queue: threading.Lock  # set on the subclass that one engine makes
+    _queued = False
+
+    def take_turn(self) -> None:
+        # Past the busy timeout, go on without the turn: BEGIN then waits in SQLite, and
+        # fails there as it would have without the queue.
+        self._queued = self.queue.acquire(timeout=SQLITE_BUSY_SECONDS)
+
+    def end_turn(self) -> None:
+        if self._queued:
+            self._queued = False
+            self.queue.release()
+
+    def commit(self) -> None:
+        try:
+            super().commit()
+        finally:
+            self.end_turn()
+
+    def rollback(self) -> None:
+        try:
+            super().rollback()
+        finally:
+            self.end_turn()
+
+    def close(self) -> None:
+        try:
+            super().close()
+        finally:
+            self.end_turn()
 
 
 def parse_url(url: str) -> URL:
@@ -64,8 +109,17 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
         raise ConfigError(
             f"cannot open the SQLite database {path}: the folder {path.parent} does not exist"
         )
+    in_memory = backend == "sqlite" and path is None
     if backend == "sqlite":
-        kwargs.setdefault("connect_args", {"check_same_thread": False, "timeout": 30})
+        connect_args: dict[str, Any] = {
+            "check_same_thread": False,
+            "timeout": SQLITE_BUSY_SECONDS,
+        }
+        if not in_memory:
+            connect_args["factory"] = type(
+                "QueuedWriter", (_QueuedWriter,), {"queue": threading.Lock()}
+            )
+        kwargs.setdefault("connect_args", connect_args)
     try:
         engine = create_engine(parsed, future=True, **kwargs)
     except NoSuchModuleError as exc:
@@ -77,7 +131,6 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
             raise ConfigError(missing_extra("PostgreSQL support", "postgres")) from exc
         raise
     if engine.dialect.name == "sqlite":
-        in_memory = url in ("sqlite://", "sqlite:///:memory:")
 
         @event.listens_for(engine, "connect")
         def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
@@ -96,8 +149,17 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
         def _sqlite_begin(connection: Any) -> None:
             # IMMEDIATE takes the write lock up front: a deferred transaction that read
             # first could not upgrade to a write after another connection committed
-            # (SQLITE_BUSY_SNAPSHOT, with no busy wait). Writers queue on the busy timeout.
-            connection.exec_driver_sql("BEGIN IMMEDIATE")
+            # (SQLITE_BUSY_SNAPSHOT, with no busy wait). A process's own writers queue in
+            # turn (_QueuedWriter); other processes' on the busy timeout.
+            dbapi = connection.connection.dbapi_connection
+            if isinstance(dbapi, _QueuedWriter):
+                dbapi.take_turn()
+            try:
+                connection.exec_driver_sql("BEGIN IMMEDIATE")
+            except BaseException:
+                if isinstance(dbapi, _QueuedWriter):
+                    dbapi.end_turn()
+                raise
 
     return engine
 

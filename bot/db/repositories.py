@@ -6,10 +6,11 @@ workspace.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any, TypeVar, cast
 
-from sqlalchemy import Select, func, or_, select
+from sqlalchemy import Row, Select, bindparam, func, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
@@ -31,19 +32,41 @@ _R = TypeVar("_R")
 OUTBOX_ADDED = "studybot.outbox_added"  # session.info flag: this transaction queued messages
 
 
-def _workspace(row: WorkspaceRow) -> Workspace:
+def _workspace(row: WorkspaceRow | Row[Any]) -> Workspace:
     return Workspace(row.id, row.platform, row.external_id, row.name, row.timezone)
 
 
-def _user(row: UserRow) -> User:
+def _user(row: UserRow | Row[Any]) -> User:
     return User(row.id, row.workspace_id, row.external_id, row.name, row.timezone, row.nudges)
 
 
-def _channel(row: ChannelRow) -> Channel:
+def _channel(row: ChannelRow | Row[Any]) -> Channel:
     return Channel(row.id, row.workspace_id, row.external_id, row.name, row.live_seconds)
 
 
-def _prompt(row: DailyPromptRow, message_ref: str | None = None) -> DailyPrompt:
+# What every event reads first, as Core statements built once: a row's columns (no ORM
+# object, no identity map), and a statement whose compiled form SQLAlchemy caches under a
+# key it works out once, not at every call.
+_WORKSPACE_BY_EXTERNAL_ID = select(*WorkspaceRow.__table__.c).where(
+    WorkspaceRow.platform == bindparam("platform"),
+    WorkspaceRow.external_id == bindparam("external_id"),
+)
+_USER_BY_EXTERNAL_ID = select(*UserRow.__table__.c).where(
+    UserRow.workspace_id == bindparam("workspace_id"),
+    UserRow.external_id == bindparam("external_id"),
+)
+_CHANNEL_BY_EXTERNAL_ID = select(*ChannelRow.__table__.c).where(
+    ChannelRow.workspace_id == bindparam("workspace_id"),
+    ChannelRow.external_id == bindparam("external_id"),
+)
+_USER_UPDATE = (
+    update(UserRow)
+    .where(UserRow.id == bindparam("user_id"))
+    .execution_options(synchronize_session=False)  # ensure's caller holds no UserRow
+)
+
+
+def _prompt(row: DailyPromptRow | Row[Any], message_ref: str | None = None) -> DailyPrompt:
     return DailyPrompt(
         row.id,
         row.workspace_id,
@@ -122,22 +145,25 @@ class _Repo:
 
 class SqlWorkspaces(_Repo):
     def ensure(self, platform: str, external_id: str, name: str = "") -> Workspace:
+        found = self.session.execute(
+            _WORKSPACE_BY_EXTERNAL_ID, {"platform": platform, "external_id": external_id}
+        ).one_or_none()
+        if found is not None:
+            return _workspace(found)
         query = select(WorkspaceRow).where(
             WorkspaceRow.platform == platform, WorkspaceRow.external_id == external_id
         )
-        row = self.session.scalars(query).one_or_none()
-        if row is None:
-            row = self._insert_or_get(
-                WorkspaceRow,
-                {
-                    "platform": platform,
-                    "external_id": external_id,
-                    "name": name,
-                    "timezone": "UTC",
-                    "created_at": self.clock.now(),
-                },
-                query,
-            )
+        row = self._insert_or_get(
+            WorkspaceRow,
+            {
+                "platform": platform,
+                "external_id": external_id,
+                "name": name,
+                "timezone": "UTC",
+                "created_at": self.clock.now(),
+            },
+            query,
+        )
         return _workspace(row)
 
 
@@ -145,11 +171,13 @@ class SqlUsers(_Repo):
     def ensure(
         self, workspace: Workspace, external_id: str, name: str = "", timezone: str | None = None
     ) -> User:
-        query = select(UserRow).where(
-            UserRow.workspace_id == workspace.id, UserRow.external_id == external_id
-        )
-        row = self.session.scalars(query).one_or_none()
-        if row is None:
+        found = self.session.execute(
+            _USER_BY_EXTERNAL_ID, {"workspace_id": workspace.id, "external_id": external_id}
+        ).one_or_none()
+        if found is None:
+            query = select(UserRow).where(
+                UserRow.workspace_id == workspace.id, UserRow.external_id == external_id
+            )
             row = self._insert_or_get(
                 UserRow,
                 {
@@ -162,12 +190,17 @@ class SqlUsers(_Repo):
                 },
                 query,
             )
-        else:
-            if name and row.name != name:
-                row.name = name
-            if timezone and row.timezone is None:
-                row.timezone = timezone
-        return _user(row)
+            return _user(row)
+        user = _user(found)
+        changes: dict[str, Any] = {}
+        if name and user.name != name:
+            changes["name"] = name
+        if timezone and user.timezone is None:
+            changes["timezone"] = timezone
+        if changes:
+            self.session.execute(_USER_UPDATE.values(**changes), {"user_id": user.id})
+            user = replace(user, **changes)
+        return user
 
     def get(self, workspace: Workspace, user_id: int) -> User | None:
         row = self.session.get(UserRow, user_id)
@@ -194,21 +227,24 @@ class SqlUsers(_Repo):
 
 class SqlChannels(_Repo):
     def ensure(self, workspace: Workspace, external_id: str, name: str = "") -> Channel:
+        found = self.session.execute(
+            _CHANNEL_BY_EXTERNAL_ID, {"workspace_id": workspace.id, "external_id": external_id}
+        ).one_or_none()
+        if found is not None:
+            return _channel(found)
         query = select(ChannelRow).where(
             ChannelRow.workspace_id == workspace.id, ChannelRow.external_id == external_id
         )
-        row = self.session.scalars(query).one_or_none()
-        if row is None:
-            row = self._insert_or_get(
-                ChannelRow,
-                {
-                    "workspace_id": workspace.id,
-                    "external_id": external_id,
-                    "name": name or external_id,
-                    "created_at": self.clock.now(),
-                },
-                query,
-            )
+        row = self._insert_or_get(
+            ChannelRow,
+            {
+                "workspace_id": workspace.id,
+                "external_id": external_id,
+                "name": name or external_id,
+                "created_at": self.clock.now(),
+            },
+            query,
+        )
         return _channel(row)
 
     def get(self, workspace: Workspace, channel_id: int) -> Channel | None:

@@ -12,6 +12,7 @@ from bot.core.away import AWAY
 from bot.core.clock import Clock
 from bot.core.daily.schedule import DAILY, SCHEDULES
 from bot.core.disputes import DISPUTES
+from bot.core.events import DELIVERIES
 from bot.core.goal import GOALS
 from bot.core.leaderboard import LEADERBOARD
 from bot.core.messages import OUTBOX
@@ -42,6 +43,7 @@ from bot.db.repositories import (
     SqlWorkspaces,
 )
 from bot.db.seasons import SqlSeasons
+from bot.db.seen import SqlDeliveries
 from bot.db.stats import SqlStats
 from bot.db.teams import SqlTeams
 
@@ -76,6 +78,7 @@ provide(PERSONAL_DATA, SqlPersonalData)
 provide(GOALS, SqlGoals)
 provide(SEASONS, SqlSeasons)
 provide(PAIRING, SqlPairing)
+provide(DELIVERIES, SqlDeliveries)
 
 
 class SqlUnitOfWork:

@@ -17,6 +17,7 @@ import re
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from typing import Any
 
 import aiohttp
@@ -360,39 +361,33 @@ class SlackAdapter:
         async with self._edge("the App Home", target, home=True):
             await self._home_opened(body, event)
 
-    async def _first(self, key: str) -> bool:
-        """Whether this delivery is new to every worker (the database keeps the keys)."""
-        return await self.app.first_delivery(self.name, key)
-
     async def _command(self, ack: Ack, body: Payload) -> None:
         await ack()
-        if not await self._first(translate.delivery_key(body)):
-            return
         team = translate.team_of(body)
         user = await self._user(team, str(body.get("user_id", "")), str(body.get("user_name", "")))
         event = translate.command_event(body, self.prefix, user)
+        event = replace(event, delivery=translate.delivery_key(body))
         await self.run(
             event, trigger_id=body.get("trigger_id"), response_url=body.get("response_url")
         )
 
     async def _action(self, ack: Ack, body: Payload) -> None:
         await ack()
-        if not await self._first(translate.delivery_key(body)):
-            return
         who = body.get("user") or {}
         user = await self._user(
             translate.team_of(body), str(who.get("id", "")), str(who.get("name", ""))
         )
         channel = translate.action_channel(body) or await self.sender.dm_channel(user.id)
-        for event in translate.action_events(body, user, channel):
+        key = translate.delivery_key(body)
+        for n, event in enumerate(translate.action_events(body, user, channel)):
+            # each clicked element of the delivery is taken once, on its own
+            event = replace(event, delivery=f"{key}#{n}" if key and n else key)
             await self.run(
                 event, trigger_id=body.get("trigger_id"), response_url=body.get("response_url")
             )
 
     async def _submission(self, ack: Ack, body: Payload) -> None:
         await ack()  # closes the modal; the grade comes as a private message
-        if not await self._first(translate.delivery_key(body)):
-            return
         who = body.get("user") or {}
         user = await self._user(
             translate.team_of(body), str(who.get("id", "")), str(who.get("name", ""))
@@ -401,18 +396,16 @@ class SlackAdapter:
         if event is None:
             log.warning("Slack: a submitted view without studybot metadata was ignored")
             return
-        await self.run(event)
+        await self.run(replace(event, delivery=translate.delivery_key(body)))
 
     async def _message(self, body: Payload, event: Payload, bot_user_id: str | None) -> None:
         if not translate.is_addressed_message(event, bot_user_id):
-            return
-        if not await self._first(translate.delivery_key(body, event)):
             return
         team = translate.team_of(body) or str(event.get("team", ""))
         user = await self._user(team, str(event.get("user")))
         neutral = translate.message_event(body, event, user, bot_user_id)
         if neutral is not None:
-            await self.run(neutral)
+            await self.run(replace(neutral, delivery=translate.delivery_key(body, event)))
 
     async def _home_opened(self, body: Payload, event: Payload) -> None:
         if event.get("tab", "home") != "home":

@@ -98,3 +98,14 @@ async def test_a_mention_as_app_mention_on_one_worker_and_message_on_another_is_
     with first.app.session_factory() as session:
         assert list(session.scalars(select(AttemptRow.answer))) == ["B"]
         assert session.scalar(select(func.count()).select_from(DeliverySeenRow)) >= 1
+
+
+async def test_a_refused_click_replayed_to_two_workers_is_refused_once(
+    workers: tuple[SlackAdapter, SlackAdapter], fake_slack: FakeSlack
+) -> None:
+    body = click("no-such-button:1")
+    statuses = [await deliver(workers[n % 2], body, retry=n) for n in range(3)]
+    await both_done(fake_slack, workers)
+    assert statuses == [200] * 3
+    refusals = [c for c in fake_slack.called("chat.postEphemeral") if c.args.get("user") != OTHER]
+    assert [c.args["text"] for c in refusals] == ["That button is no longer valid."]
