@@ -1,6 +1,7 @@
 """Leaderboard benchmark: ``/leaderboard week`` from the aggregates beside a scan of attempts.
 
-Run: ``.venv/bin/python bench/leaderboard.py [--users 100000] [--attempts 5000000]``.
+Run: ``.venv/bin/python bench/leaderboard.py [--users 100000] [--attempts 5000000]
+[--backends sqlite,postgres]``.
 It builds a migrated database (a temporary SQLite file, and PostgreSQL too when
 ``STUDYBOT_TEST_POSTGRES_URL`` is set: a scratch database that is dropped afterwards),
 bulk-loads users, attempts over 52 weeks (skewed activity: a few people answer a lot) and
@@ -10,7 +11,15 @@ the ``points_bucket`` aggregates those attempts imply, then times:
   the caller's own rank, the number of people on the board) through the real unit of work,
   for random callers; p50 and p99 over ``--rounds`` calls, in milliseconds;
 - ``naive``: the same board computed by grouping the week's attempts (top 10, then the
-  caller's rank); p50 over a few calls.
+  caller's rank); p50 over a few calls;
+- ``command``: the whole ``/leaderboard week`` as a user sends it, through the core's
+  command handler (``StudyBot.handle`` on an app from ``bootstrap``: the user's context,
+  the board, the card's text and the chart PNG the reply attaches), for random callers.
+  ``command_first_ms`` is the process's first one (matplotlib's import and first figure
+  included); ``command_redraw_p50_ms`` one whose board state has no chart drawn yet (the
+  chart cache emptied before each); ``command_p50_ms`` / ``command_p99_ms`` the steady state,
+  the board unchanged between calls, with ``chart_cache`` saying how many of those calls
+  drew and how many reused a drawn chart.
 
 Prints one JSON object.
 """
@@ -38,7 +47,12 @@ from sqlalchemy import Engine, create_engine, func, select, text
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bot import charts  # noqa: E402
+from bot.bootstrap import bootstrap  # noqa: E402
+from bot.config import Settings  # noqa: E402
+from bot.core.bank import QuestionBank  # noqa: E402
 from bot.core.clock import SimulatedClock  # noqa: E402
+from bot.core.events import Event, EventKind  # noqa: E402
 from bot.core.leaderboard import people_board, period_of  # noqa: E402
 from bot.core.model import User, Workspace  # noqa: E402
 from bot.db import migrate  # noqa: E402
@@ -262,12 +276,59 @@ def measure(
     naive_result = checks[-1]
     same_top = sorted(p for _, p in agg_result[0]) == sorted(p for _, p in naive_result[0])
     return {
+        **command(engine, people, rounds),
         "aggregate_p50_ms": round(statistics.median(agg), 3),
         "aggregate_p99_ms": round(sorted(agg)[int(len(agg) * 0.99) - 1], 3),
         "naive_p50_ms": round(statistics.median(naive_times), 1),
         "board_people": agg_result[1],
         "same_top_points_as_naive": same_top,
         "same_count_as_naive": agg_result[1] == naive_result[1],
+    }
+
+
+def command(engine: Engine, people: list[User], rounds: int) -> dict[str, Any]:
+    """The whole ``/leaderboard week`` through the core's command handler (see the module
+    docstring); every reply must carry the board's card and its chart."""
+    settings = Settings(studybot_database_url=engine.url.render_as_string(hide_password=False))
+    app = bootstrap(settings, clock=SimulatedClock(NOW), bank=QuestionBank(()), jobs=[])
+    rng = random.Random(11)
+    charted = 0
+
+    def send() -> None:
+        nonlocal charted
+        caller = rng.choice(people)
+        event = Event(
+            EventKind.COMMAND,
+            "bench",
+            "bench",
+            "CBENCH",
+            caller.external_id,
+            user_name=caller.name,
+            command="leaderboard",
+            args="week",
+        )
+        (reply,) = app.bot.handle(event)
+        assert reply.card is not None and reply.card.title.startswith("Leaderboard")
+        charted += any(a.filename.endswith(".png") and a.content for a in reply.attachments)
+
+    try:
+        first = timed(send, 1)[0]
+        redraws = []
+        for _ in range(max(3, rounds // 20)):
+            charts._bar_chart_png.cache_clear()
+            redraws += timed(send, 1)
+        before = charts._bar_chart_png.cache_info()
+        steady = timed(send, rounds)
+        after = charts._bar_chart_png.cache_info()
+    finally:
+        app.close()
+    return {
+        "command_first_ms": round(first, 1),
+        "command_redraw_p50_ms": round(statistics.median(redraws), 1),
+        "command_p50_ms": round(statistics.median(steady), 3),
+        "command_p99_ms": round(sorted(steady)[int(len(steady) * 0.99) - 1], 3),
+        "chart_cache": {"drawn": after.misses - before.misses, "reused": after.hits - before.hits},
+        "replies_with_chart": f"{charted} of {1 + len(redraws) + len(steady)}",
     }
 
 
@@ -289,7 +350,13 @@ def main() -> int:
     parser.add_argument("--attempts", type=int, default=5_000_000)
     parser.add_argument("--rounds", type=int, default=200)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--backends",
+        default="sqlite,postgres",
+        help="sqlite,postgres (PostgreSQL when STUDYBOT_TEST_POSTGRES_URL is set)",
+    )
     args = parser.parse_args()
+    backends = args.backends.split(",")
     out: dict[str, Any] = {
         "benchmark": "leaderboard week",
         "users": args.users,
@@ -297,11 +364,12 @@ def main() -> int:
         "target_p50_ms": 20,
         "python": platform.python_version(),
     }
-    with tempfile.TemporaryDirectory() as tmp:
-        url = f"sqlite:///{Path(tmp) / 'bench.db'}"
-        out["sqlite"] = run_backend(url, args.users, args.attempts, args.rounds, args.seed)
+    if "sqlite" in backends:
+        with tempfile.TemporaryDirectory() as tmp:
+            url = f"sqlite:///{Path(tmp) / 'bench.db'}"
+            out["sqlite"] = run_backend(url, args.users, args.attempts, args.rounds, args.seed)
     pg_url = os.environ.get("STUDYBOT_TEST_POSTGRES_URL", "")
-    if pg_url:
+    if pg_url and "postgres" in backends:
         name = f"studybot_bench_{uuid.uuid4().hex[:8]}"
         admin = create_engine(pg_url, isolation_level="AUTOCOMMIT")
         with admin.connect() as conn:

@@ -1,5 +1,6 @@
-"""Charts: PNGs drawn headless with matplotlib; the console writes them and prints the path;
-without matplotlib the bot answers in text and says once per run (per app) how to get charts."""
+"""Charts: PNGs drawn headless (bars with Pillow, calendars with matplotlib); the console
+writes them and prints the path; without matplotlib the bot answers in text and says once per
+run (per app) how to get charts."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from datetime import date, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -40,13 +42,13 @@ def test_a_board_state_is_drawn_once_and_a_changed_board_is_drawn_anew(
     import bot.charts
 
     drawn: list[bytes] = []
-    real_png = bot.charts._png
+    real_draw = bot.charts._draw_bars
 
-    def counting_png(fig: object) -> bytes:
-        drawn.append(png := real_png(fig))
+    def counting_draw(*args: Any) -> bytes:
+        drawn.append(png := real_draw(*args))
         return png
 
-    monkeypatch.setattr(bot.charts, "_png", counting_png)
+    monkeypatch.setattr(bot.charts, "_draw_bars", counting_draw)
     charts = MatplotlibCharts()
     first = charts.bar_chart("Week 49", ["cached-ann", "cached-bea"], [30.0, 20.0], highlight=0)
     again = charts.bar_chart("Week 49", ["cached-ann", "cached-bea"], [30.0, 20.0], highlight=0)

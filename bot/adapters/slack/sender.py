@@ -44,6 +44,7 @@ NO_FORM_NOTE = "Type /answer followed by your answer."
 CHANNEL_BURST = 3  # messages at once in one channel, then one a second
 WORKSPACE_PER_SECOND = 20.0
 MAX_PACED_CHANNELS = 10_000
+MAX_DM_CHANNELS = 20_000  # users whose DM channel id is kept, as many as the user directory
 
 
 def retry_after(exc: SlackApiError) -> float | None:
@@ -63,9 +64,12 @@ def retry_after(exc: SlackApiError) -> float | None:
 class SlackSender:
     """Renders and sends one :class:`Outgoing`; returns Slack's id for it (``CHANNEL:TS``)."""
 
-    def __init__(self, client: AsyncWebClient) -> None:
+    def __init__(self, client: AsyncWebClient, *, dm_channels: int = MAX_DM_CHANNELS) -> None:
         self.client = client
-        self._dm_channels: dict[str, str] = {}
+        # user -> DM channel id, least recently used first; bounded, as a bot that DMs every
+        # member of a large workspace would otherwise keep one entry per member for good
+        self._dm_channels: OrderedDict[str, str] = OrderedDict()
+        self._dm_channels_kept = dm_channels
 
     async def send(
         self,
@@ -171,12 +175,17 @@ class SlackSender:
         )
 
     async def dm_channel(self, user: str) -> str:
-        """The id of the bot's DM channel with ``user`` (``conversations.open``, cached)."""
+        """The id of the bot's DM channel with ``user`` (``conversations.open``; the ids of
+        the :data:`MAX_DM_CHANNELS` users most recently written to are kept)."""
         channel = self._dm_channels.get(user)
-        if channel is None:
-            response = await self.client.conversations_open(users=user)
-            channel = str((response.get("channel") or {})["id"])
-            self._dm_channels[user] = channel
+        if channel is not None:
+            self._dm_channels.move_to_end(user)
+            return channel
+        response = await self.client.conversations_open(users=user)
+        channel = str((response.get("channel") or {})["id"])
+        self._dm_channels[user] = channel
+        if len(self._dm_channels) > self._dm_channels_kept:
+            self._dm_channels.popitem(last=False)
         return channel
 
     async def publish_home(self, user: str, card: Card) -> None:

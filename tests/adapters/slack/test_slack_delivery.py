@@ -65,6 +65,25 @@ async def test_a_dm_opens_the_conversation_once_and_posts_in_it(
     assert [c.args["channel"] for c in fake_slack.called("chat.postMessage")] == ["DW222"] * 2
 
 
+async def test_the_dm_channels_kept_are_bounded_the_least_recent_user_is_asked_again(
+    fake_slack: FakeSlack,
+) -> None:
+    client = AsyncWebClient(token="xoxb-test", base_url=fake_slack.api_url)
+    notifier = SlackNotifier(SlackSender(client, dm_channels=2))
+    for user in ("W1", "W2", "W1", "W3", "W1", "W2"):
+        await notifier.send(Outgoing(Delivery.DM, user, CARD))
+    # W1 was written to again before W3 came, so W2 was the least recent and was let go
+    assert [c.args["users"] for c in fake_slack.called("conversations.open")] == [
+        "W1",
+        "W2",
+        "W3",
+        "W2",
+    ]
+    assert [c.args["channel"] for c in fake_slack.called("chat.postMessage")] == [
+        "DW1", "DW2", "DW1", "DW3", "DW1", "DW2",
+    ]  # fmt: skip
+
+
 async def test_a_private_message_is_ephemeral_in_its_channel(
     notifier: SlackNotifier, fake_slack: FakeSlack
 ) -> None:
