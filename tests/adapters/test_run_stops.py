@@ -323,6 +323,7 @@ def _an_answer_to(question: Question) -> str:
     return question.model_answer or (question.model_answers or ("isolation",))[0]
 
 
+@pytest.mark.slow
 async def test_sigterm_after_an_answer_burst_records_and_answers_every_acknowledged_answer(
     start: Start, fake_slack: FakeSlack, tmp_path: Path
 ) -> None:
