@@ -336,7 +336,11 @@ async def test_sigterm_after_an_answer_burst_records_and_answers_every_acknowled
     await wait_until_healthy(url, run)
     engine = make_engine(f"sqlite:///{tmp_path / 'studybot.db'}")
     try:
-        async with aiohttp.ClientSession() as session:
+        # A connection of its own for each request: a kept-alive one that the server closes
+        # as the client reuses it (a loaded machine is slow between requests) would fail a
+        # send that never reached the bot.
+        connector = aiohttp.TCPConnector(force_close=True)
+        async with aiohttp.ClientSession(connector=connector) as session:
 
             async def send(body: str) -> int:
                 async with session.post(
