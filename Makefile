@@ -3,6 +3,8 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 ARGS ?=
+# `make test` runs the suite on this many pytest-xdist workers (auto: one a CPU core).
+TEST_WORKERS ?= auto
 
 .PHONY: run test lint typecheck bench soak clean
 
@@ -25,7 +27,7 @@ run: $(VENV)/.installed
 test: $(VENV)/.installed-dev
 	$(BIN)/ruff check .
 	$(BIN)/mypy
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist worksteal
 
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check .

@@ -35,6 +35,10 @@ ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_PACK = ROOT / "content" / "packs" / "sample.yaml"
 POSTGRES_URL = os.environ.get("STUDYBOT_TEST_POSTGRES_URL", "")
 START = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)  # a Tuesday
+# Under pytest-xdist (``make test`` runs the suite on several workers) each worker is a
+# process of its own with its own session fixtures: its own SQLite template (under its own
+# temporary directory) and its own PostgreSQL template and databases, named after it.
+WORKER = os.environ.get("PYTEST_XDIST_WORKER", "main")
 
 # Property tests check what is true, not how fast: hypothesis' 200 ms per-example deadline
 # and its too-slow health check fail them at random on a loaded CI machine.
@@ -52,6 +56,12 @@ for _name in list(os.environ):
 # Installed for the whole run, session fixtures included; each test checks its own record.
 NETWORK = NetworkGuard()
 NETWORK.install()
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tests marked ``slow`` run first: on pytest-xdist's workers a long test that started
+    last would finish the run alone while the other workers wait."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)  # stable otherwise
 
 
 @pytest.fixture(autouse=True)
@@ -99,7 +109,7 @@ def postgres_server() -> Iterator[Engine]:
 
 
 def _create_database(admin: Engine, template: str | None = None) -> str:
-    name = f"studybot_test_{uuid.uuid4().hex[:12]}"
+    name = f"studybot_test_{WORKER}_{uuid.uuid4().hex[:12]}"
     # FILE_COPY copies the template's files instead of logging every page: much faster for
     # a small database.
     how = f' TEMPLATE "{template}" STRATEGY FILE_COPY' if template else ""

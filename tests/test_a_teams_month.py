@@ -9,6 +9,7 @@ import asyncio
 from collections import Counter
 from datetime import UTC, date, datetime, timedelta
 
+import pytest
 from sqlalchemy import func, select
 
 from bot.bootstrap import App, bootstrap
@@ -126,6 +127,7 @@ def answers_on(user: str, day: date) -> bool:
     return not (user == "carol" and day == CAROL_MISSES)
 
 
+@pytest.mark.slow
 async def test_a_teams_first_month(db_url: str, sample_bank: QuestionBank) -> None:
     start = datetime(2026, 12, 1, 8, 30, tzinfo=UTC)  # Tuesday
     clock = SimulatedClock(start)

@@ -280,6 +280,7 @@ def seed_studied(app: App, question_ids: list[str], at: datetime) -> None:
         uow.commit()
 
 
+@pytest.mark.slow
 def test_after_two_weeks_away_300_due_cards_come_no_more_than_the_limit_a_day(
     chat: Transcript, app: App, clock: SimulatedClock
 ) -> None:

@@ -143,6 +143,7 @@ async def test_two_workers_and_a_restart_across_the_boundary_post_the_final_boar
     assert [tuple(s) for s in seasons] == [("2026-12", True), ("2027-01", False)]
 
 
+@pytest.mark.slow
 async def test_an_admin_sets_the_length_and_the_start_of_seasons(
     db_url: str, sample_bank: QuestionBank, made: list[Team]
 ) -> None:

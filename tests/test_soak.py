@@ -24,6 +24,7 @@ def soak_module() -> ModuleType:
     return module
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [2])
 async def test_eight_days_of_faults_restarts_and_kills_keep_every_invariant(
     db_url: str, seed: int

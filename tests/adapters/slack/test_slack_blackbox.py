@@ -64,7 +64,7 @@ async def studybot_run(fake_slack: FakeSlack, tmp_path: Path) -> AsyncIterator[s
 
 async def wait_until_healthy(url: str, process: asyncio.subprocess.Process) -> None:
     """Poll /healthz until it answers 200 (with a deadline), failing fast if the process dies."""
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + 60  # a start on a loaded machine (xdist workers beside it)
     async with aiohttp.ClientSession() as session:
         while time.monotonic() < deadline:
             assert process.returncode is None, "studybot run exited early"
