@@ -35,7 +35,7 @@ def test_loopback_connections_go_through() -> None:
     assert tried == []
 
 
-INNER = '''
+INNER = """
 import os
 import socket
 from pathlib import Path
@@ -55,7 +55,7 @@ def test_stays_on_loopback():
         server.bind(("127.0.0.1", 0))
         server.listen(1)
         socket.create_connection(server.getsockname()).close()
-'''
+"""
 
 
 def test_under_xdist_workers_a_test_that_leaves_loopback_fails(tmp_path: Path) -> None:
