@@ -4,7 +4,8 @@ A point is also made when one sentence of the answer holds at least half of the 
 own words (the content words of its text, less the prompt's), two of them at least,
 and two of them words that no other point's text has. Sentences end at sentence
 punctuation, brackets, dashes and contrast words ("while", "but"), not at commas. An aside in
-brackets may be left out. The rule never makes a point from a sentence that:
+brackets may be left out, and some ways of saying one thing count as one word ("how likely"
+is "likelihood", "takes down" is "kills"). The rule never makes a point from a sentence that:
 
 - denies or passes over what it says ("no ...", "I'd skip ..."), unless the point is itself
   a denial;
@@ -103,4 +104,22 @@ def test_light_words_say_nothing() -> None:
     assert points_made(STREAMS, "put it in a different stream") == []
     assert points_made(STREAMS, "put it in a stream with high priority") == [
         "Put it in a high-priority stream"
+    ]
+
+
+def test_ways_of_saying_one_thing_count_as_its_words() -> None:
+    answer = "For each risk I'd say how likely it is and how bad it would be, in numbers."
+    assert points_made(NARRATIVE, answer) == ["Likelihood and impact of each risk, in numbers"]
+
+
+def test_a_crash_that_takes_everyone_down_is_a_fatal_error_that_kills_every_client() -> None:
+    shared = rubric_question(
+        "What happens when one tenant of a shared accelerator fails?",
+        [
+            {"point": "A fatal error kills every client", "any": ["all clients die"]},
+            {"point": "Contain it by tenant trust", "any": ["trust"]},
+        ],
+    )
+    assert points_made(shared, "one crash takes down everyone on it") == [
+        "A fatal error kills every client"
     ]

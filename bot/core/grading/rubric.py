@@ -577,6 +577,31 @@ def _opposite_table() -> dict[str, frozenset[str]]:
 
 
 _OPPOSITE = _opposite_table()
+# Ways of saying one thing, read as the first before the words are counted: "how likely and
+# how bad each risk is" has the words of "likelihood and impact".
+_SAME_THING = (
+    ("crash", "crashes", "fatal error", "fatal errors", "failure", "failures", "fault", "faults"),
+    ("kill", "kills", "take down", "takes down", "bring down", "brings down", "knock out"),
+    ("everyone", "everybody", "every client", "all clients", "every tenant", "all tenants",
+     "all sharers", "all others", "all the others"),
+    ("likelihood", "likely", "probability", "probable", "chance"),
+    ("impact", "severity", "how bad"),
+    ("reserve", "reserved", "carve out", "set aside"),
+    ("small", "smaller", "short", "shorter", "tiny"),
+    ("split", "splits", "divide", "divides", "cut", "cuts", "break up", "breaks up"),
+    ("whole", "entire", "full", "as a unit", "as units"),
+    ("guarantee", "guarantees", "promise", "promises", "ensure", "ensures"),
+    ("stay", "stays", "remain", "remains", "contained", "confined"),
+)  # fmt: skip
+_PLAIN_WORD = {member: group[0] for group in _SAME_THING for member in group[1:]}
+_SAME = re.compile(
+    "|".join(rf"(?<!\w){re.escape(w)}(?!\w)" for w in sorted(_PLAIN_WORD, key=len, reverse=True))
+)
+
+
+def _meaning(text: str) -> frozenset[str]:
+    """The stems of ``text``'s content words, each way of saying a thing as its first."""
+    return frozenset(_stems(_SAME.sub(lambda m: _PLAIN_WORD[m.group()], normalize(text))))
 
 
 @dataclass(frozen=True, slots=True)
@@ -594,11 +619,11 @@ class _Wording:
 def _wordings(question: Question) -> tuple[tuple[_Wording, ...], ...]:
     """Per point, the ways one sentence can make it in other words: with its text, and with
     its text less its asides in brackets. Empty when the text has too few words of its own."""
-    prompt = frozenset(_stems(question.prompt))
+    prompt = _meaning(question.prompt)
     given = frozenset(normalize(question.prompt).split())
     subj = subjects(question)
     names = subj.names if subj is not None else frozenset()
-    texts = [frozenset(_stems(p.point)) - prompt - names for p in question.rubric]
+    texts = [_meaning(p.point) - prompt - names for p in question.rubric]
     out: list[tuple[_Wording, ...]] = []
     for index, point in enumerate(question.rubric):
         others = frozenset().union(*(t for i, t in enumerate(texts) if i != index))
@@ -607,7 +632,7 @@ def _wordings(question: Question) -> tuple[tuple[_Wording, ...], ...]:
             variants.append(_ASIDE.sub(" ", point.point))
         wordings = []
         for text in variants:
-            stems = frozenset(_stems(text))
+            stems = _meaning(text)
             words = stems - prompt - names
             if len(words) < _OWN_LEAST or not words - others:
                 continue
@@ -634,7 +659,7 @@ def _sentences(answer: str) -> list[_Sentence]:
         normal = normalize(piece) if piece else ""
         if normal:
             words = frozenset(normal.split())
-            stems = frozenset(_stems(normal))
+            stems = _meaning(normal)
             out.append(_Sentence(normal, stems, words, bool(_CUES & words or _PASS_OVER & stems)))
     return out
 
