@@ -21,6 +21,7 @@ from rapidfuzz.distance import OSA
 
 from bot.core.content import Question, RubricPoint
 from bot.core.grading.normalize import PARAPHRASES, fold, normalize
+from bot.core.grading.overlap import STOPWORDS
 
 # Clause boundaries: sentence punctuation (not inside numbers) and contrast words.
 _CLAUSE = re.compile(
@@ -593,15 +594,39 @@ _SAME_THING = (
     ("guarantee", "guarantees", "promise", "promises", "ensure", "ensures"),
     ("stay", "stays", "remain", "remains", "contained", "confined"),
 )  # fmt: skip
-_PLAIN_WORD = {member: group[0] for group in _SAME_THING for member in group[1:]}
-_SAME = re.compile(
-    "|".join(rf"(?<!\w){re.escape(w)}(?!\w)" for w in sorted(_PLAIN_WORD, key=len, reverse=True))
-)
+_PLAIN_WORD = {normalize(member): group[0] for group in _SAME_THING for member in group[1:]}
+
+
+def _starts() -> dict[str, int]:
+    """The longest way of saying a thing that opens with a word, in words ("take" -> 2)."""
+    out: dict[str, int] = {}
+    for way in _PLAIN_WORD:
+        first, *rest = way.split()
+        if rest:
+            out[first] = max(out.get(first, 0), len(rest) + 1)
+    return out
+
+
+_STARTS = _starts()
 
 
 def _meaning(text: str) -> frozenset[str]:
     """The stems of ``text``'s content words, each way of saying a thing as its first."""
-    return frozenset(_stems(_SAME.sub(lambda m: _PLAIN_WORD[m.group()], normalize(text))))
+    words = normalize(text).split()
+    plain: list[str] = []
+    at = 0
+    while at < len(words):
+        word, size = words[at], 1
+        for longer in range(min(_STARTS.get(word, 0), len(words) - at), 1, -1):
+            first = _PLAIN_WORD.get(" ".join(words[at : at + longer]))
+            if first is not None:
+                word, size = first, longer
+                break
+        else:
+            word = _PLAIN_WORD.get(word, word)
+        plain.append(word)
+        at += size
+    return frozenset(_STEM.stemWords([w for w in plain if w not in STOPWORDS]))
 
 
 @dataclass(frozen=True, slots=True)
