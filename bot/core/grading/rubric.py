@@ -451,6 +451,7 @@ def match_rubric(question: Question, answer: str) -> tuple[list[RubricPoint], li
     turns") is not made."""
     parts = _respelt(clauses(answer), question)
     sentences: list[_Sentence] | None = None
+    wordings = _wordings(question)
     matchers = compile_rubric(question)
     subj = subjects(question)
     matched: list[RubricPoint] = []
@@ -466,9 +467,9 @@ def match_rubric(question: Question, answer: str) -> tuple[list[RubricPoint], li
             said = said or _same_quantity(pm.quantities, here)
         else:
             said = _found(pm.any_, here) or _same_quantity(pm.quantities, here)
-        if not said and any(_wordings(question)[index]):
+        if not said and wordings[index]:
             sentences = _sentences(answer) if sentences is None else sentences
-            said = _in_other_words(question, index, sentences, subj)
+            said = _in_other_words(wordings[index], index, sentences, subj)
         made = said and not _found(pm.none, parts)
         if made and subj is not None and subj.patterns[index] is not None:
             made = not _swapped(index, parts, subj)
@@ -690,12 +691,12 @@ def _sentences(answer: str) -> list[_Sentence]:
 
 
 def _in_other_words(
-    question: Question, index: int, sentences: list[_Sentence], subj: Subjects | None
+    wordings: tuple[_Wording, ...], index: int, sentences: list[_Sentence], subj: Subjects | None
 ) -> bool:
-    """Whether one of ``sentences`` makes point ``index`` in other words (see ``_Wording``);
-    with subjects, not a sentence about another point's subject only."""
+    """Whether one of ``sentences`` makes point ``index`` in one of its ``wordings`` (see
+    ``_Wording``); with subjects, not a sentence about another point's subject only."""
     about = subj is not None and subj.patterns[index] is not None
-    for wording in _wordings(question)[index]:
+    for wording in wordings:
         need = max(_OWN_LEAST, math.ceil(_OWN_SHARE * len(wording.words) - 1e-9))
         own = min(_OWN_LEAST, len(wording.own))
         for sentence in sentences:
