@@ -39,11 +39,11 @@ JUDGED = f"{GRADER_VERSION}+{JUDGE_VERSION}"
 
 # Right in the writer's own words: the rules find the first point and miss the second.
 BORDERLINE = (
-    "MIG gives each team dedicated memory in hardware; with time-slicing one team's crash "
-    "takes the other down, since both sit in the same fault domain."
+    "MIG gives each team dedicated memory in hardware; with time-slicing one team's bug "
+    "can bring the other team down as well, since both sit on the same card."
 )
 FIRST = "dedicated memory in hardware"
-SECOND = "both sit in the same fault domain"
+SECOND = "one team's bug can bring the other team down"
 GOOD = reading(("p1", "made", FIRST), ("p2", "made", SECOND))
 
 
@@ -135,7 +135,7 @@ def test_a_second_identical_answer_makes_no_request() -> None:
 
 
 def test_the_cache_is_per_model_and_bounded() -> None:
-    other = "MIG gives dedicated memory. Time-slicing puts both teams in the same fault domain."
+    other = "MIG gives dedicated memory. Time-slicing lets one team's bug bring the other down."
     with fake_judge(lambda body: GOOD) as fake:
         judge = grader(fake.url, cache_size=1)
         judge(Q, BORDERLINE)
@@ -214,7 +214,7 @@ def test_a_reply_of_the_wrong_shape_changes_nothing(reply: Reply) -> None:
 
 
 def test_two_quotes_for_the_same_point_both_stand() -> None:
-    twice = reading(("p2", "made", SECOND), ("p2", "made", "the same fault domain"))
+    twice = reading(("p2", "made", SECOND), ("p2", "made", "both sit on the same card"))
     with fake_judge(lambda body: twice) as fake:
         assert grader(fake.url)(Q, BORDERLINE).verdict is Verdict.CORRECT
 

@@ -23,6 +23,7 @@ GRADER_VERSION = "1.4"  # 1.1: not-an-answer, choices as text, numbers, identifi
 # terse rubric answers (labels, "to be" left out, possessives)
 # 1.4: choice letters in sentences, denied ("A, C is wrong") and taken back; places, "all but" and
 # remarks on other choices after an opening pick
+# and rubric points said in other words (half of a point's own words in one sentence)
 MAX_ANSWER_CHARS = 4000
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffd]+")
 

@@ -4,11 +4,14 @@ A point is made when one of its phrases appears in a clause of the answer
 (after normalisation; ``re:`` phrases are regular expressions) and is not
 negated in that clause ("time-slicing does not isolate memory" does not make
 the point "isolates memory"). A ``none`` phrase that appears un-negated
-cancels the point. Matchers are compiled once per question and cached.
+cancels the point. A point worded unlike all its phrases is still made when one
+sentence of the answer holds at least half of the words of the point's own text (see
+``_in_other_words``). Matchers are compiled once per question and cached.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -18,6 +21,7 @@ from rapidfuzz.distance import OSA
 
 from bot.core.content import Question, RubricPoint
 from bot.core.grading.normalize import PARAPHRASES, fold, normalize
+from bot.core.grading.overlap import STOPWORDS
 
 # Clause boundaries: sentence punctuation (not inside numbers) and contrast words.
 _CLAUSE = re.compile(
@@ -446,6 +450,8 @@ def match_rubric(question: Question, answer: str) -> tuple[list[RubricPoint], li
     whose subject is given another point's property ("MIG shares one memory pool in
     turns") is not made."""
     parts = _respelt(clauses(answer), question)
+    sentences: list[_Sentence] | None = None
+    wordings = _wordings(question)
     matchers = compile_rubric(question)
     subj = subjects(question)
     matched: list[RubricPoint] = []
@@ -461,6 +467,9 @@ def match_rubric(question: Question, answer: str) -> tuple[list[RubricPoint], li
             said = said or _same_quantity(pm.quantities, here)
         else:
             said = _found(pm.any_, here) or _same_quantity(pm.quantities, here)
+        if not said and wordings[index]:
+            sentences = _sentences(answer) if sentences is None else sentences
+            said = _in_other_words(wordings[index], index, sentences, subj)
         made = said and not _found(pm.none, parts)
         if made and subj is not None and subj.patterns[index] is not None:
             made = not _swapped(index, parts, subj)
@@ -524,3 +533,180 @@ def _swapped(index: int, parts: list[tuple[str, str]], subj: Subjects) -> bool:
 # that only that point has, two more than words only its own point has.
 _SWAP_WORDS = 2
 _SWAP_MARGIN = 2
+
+
+# A point said in other words: at least half of the point's own words (the stems of its
+# text less the prompt's and the subjects' names), two at least, in one sentence of the
+# answer. Sentences end at sentence punctuation, brackets, dashes and contrast words, not at
+# commas: "compute, memory and cache per instance" is one claim.
+_SENTENCE = re.compile(
+    r"[.;!?](?!\d)|\n|\(|\)|\s[-–—]\s"
+    r"|\b(?:but|while|whereas|although|though|however|unlike|except|yet|instead|rather than)\b"
+)
+_OWN_SHARE = 0.5
+_OWN_LEAST = 2  # words at least, and words no other point's text has
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_ASIDE = re.compile(r"\([^()]*\)")  # "(own SMs, L2 share)": details a paraphrase may leave out
+
+
+def _stem_set(words: str) -> frozenset[str]:
+    return frozenset(_STEM.stemWord(w) for w in words.split())
+
+
+# Words too light to show that a sentence says a point: they count in the point's words,
+# but a sentence does not make the point with them.
+_LIGHT = _stem_set("put use make give get take let go do say tell know want need mean like")
+_LIGHT |= _stem_set("thing way well good per")
+# Verbs that pass over what follows them, as a denial does: "I'd skip likelihood and impact".
+_PASS_OVER = _stem_set("skip omit ignore forget neglect disregard")
+# Words and their opposites: a sentence with the opposite of one of the point's words does
+# not make it in other words ("outside one region" is not "inside one region").
+_OPPOSITES = (
+    ("inside", "outside"), ("within", "outside"), ("shared", "dedicated"), ("shared", "own"),
+    ("static", "dynamic"), ("fixed", "dynamic"), ("high", "low"), ("higher", "lower"),
+    ("more", "less"), ("same", "different"), ("before", "after"), ("hard", "soft"),
+    ("strong", "weak"), ("isolated", "shared"), ("spatial", "temporal"), ("whole", "partial"),
+)  # fmt: skip
+
+
+def _opposite_table() -> dict[str, frozenset[str]]:
+    table: dict[str, frozenset[str]] = {}
+    for pair in _OPPOSITES:
+        one, other = (_STEM.stemWord(w) for w in pair)
+        table[one] = table.get(one, frozenset()) | {other}
+        table[other] = table.get(other, frozenset()) | {one}
+    return table
+
+
+_OPPOSITE = _opposite_table()
+# Ways of saying one thing, read as the first before the words are counted: "how likely and
+# how bad each risk is" has the words of "likelihood and impact".
+_SAME_THING = (
+    ("crash", "crashes", "fatal error", "fatal errors", "failure", "failures", "fault", "faults"),
+    ("kill", "kills", "take down", "takes down", "bring down", "brings down", "knock out"),
+    ("everyone", "everybody", "every client", "all clients", "every tenant", "all tenants",
+     "all sharers", "all others", "all the others"),
+    ("likelihood", "likely", "probability", "probable", "chance"),
+    ("impact", "severity", "how bad"),
+    ("reserve", "reserved", "carve out", "set aside"),
+    ("small", "smaller", "short", "shorter", "tiny"),
+    ("split", "splits", "divide", "divides", "cut", "cuts", "break up", "breaks up"),
+    ("whole", "entire", "full", "as a unit", "as units"),
+    ("guarantee", "guarantees", "promise", "promises", "ensure", "ensures"),
+    ("stay", "stays", "remain", "remains", "contained", "confined"),
+)  # fmt: skip
+_PLAIN_WORD = {normalize(member): group[0] for group in _SAME_THING for member in group[1:]}
+
+
+def _starts() -> dict[str, int]:
+    """The longest way of saying a thing that opens with a word, in words ("take" -> 2)."""
+    out: dict[str, int] = {}
+    for way in _PLAIN_WORD:
+        first, *rest = way.split()
+        if rest:
+            out[first] = max(out.get(first, 0), len(rest) + 1)
+    return out
+
+
+_STARTS = _starts()
+
+
+def _meaning(text: str) -> frozenset[str]:
+    """The stems of ``text``'s content words, each way of saying a thing as its first."""
+    words = normalize(text).split()
+    plain: list[str] = []
+    at = 0
+    while at < len(words):
+        word, size = words[at], 1
+        for longer in range(min(_STARTS.get(word, 0), len(words) - at), 1, -1):
+            first = _PLAIN_WORD.get(" ".join(words[at : at + longer]))
+            if first is not None:
+                word, size = first, longer
+                break
+        else:
+            word = _PLAIN_WORD.get(word, word)
+        plain.append(word)
+        at += size
+    return frozenset(_STEM.stemWords([w for w in plain if w not in STOPWORDS]))
+
+
+@dataclass(frozen=True, slots=True)
+class _Wording:
+    """What one sentence must hold to make a point in other words."""
+
+    words: frozenset[str]  # the point's words: half of them, two at least
+    own: frozenset[str]  # those no other point's text has: two of them (or all there are)
+    numbers: frozenset[str]  # the numbers its text states: every one
+    negative: bool  # whether the point denies something: the sentence must as well
+    opposites: frozenset[str]  # opposites of its words: none of them
+
+
+@lru_cache(maxsize=4096)
+def _wordings(question: Question) -> tuple[tuple[_Wording, ...], ...]:
+    """Per point, the ways one sentence can make it in other words: with its text, and with
+    its text less its asides in brackets. Empty when the text has too few words of its own."""
+    prompt = _meaning(question.prompt)
+    given = frozenset(normalize(question.prompt).split())
+    subj = subjects(question)
+    names = subj.names if subj is not None else frozenset()
+    texts = [_meaning(p.point) - prompt - names for p in question.rubric]
+    out: list[tuple[_Wording, ...]] = []
+    for index, point in enumerate(question.rubric):
+        others = frozenset().union(*(t for i, t in enumerate(texts) if i != index))
+        variants = [point.point]
+        if _ASIDE.search(point.point):
+            variants.append(_ASIDE.sub(" ", point.point))
+        wordings = []
+        for text in variants:
+            stems = _meaning(text)
+            words = stems - prompt - names
+            if len(words) < _OWN_LEAST or not words - others:
+                continue
+            normal = normalize(text).split()
+            numbers = frozenset(w for w in normal if _NUMBER.fullmatch(w) and w not in given)
+            opposites = frozenset().union(*(_OPPOSITE.get(w, frozenset()) for w in stems))
+            negative = bool(_CUES.intersection(normal))
+            wordings.append(_Wording(words, words - others, numbers, negative, opposites - stems))
+        out.append(tuple(wordings))
+    return tuple(out)
+
+
+@dataclass(frozen=True, slots=True)
+class _Sentence:
+    normal: str
+    stems: frozenset[str]
+    words: frozenset[str]
+    denies: bool  # a denial or a verb that passes over what follows
+
+
+def _sentences(answer: str) -> list[_Sentence]:
+    out = []
+    for piece in _SENTENCE.split(spell_out(fold(answer))):
+        normal = normalize(piece) if piece else ""
+        if normal:
+            words = frozenset(normal.split())
+            stems = _meaning(normal)
+            out.append(_Sentence(normal, stems, words, bool(_CUES & words or _PASS_OVER & stems)))
+    return out
+
+
+def _in_other_words(
+    wordings: tuple[_Wording, ...], index: int, sentences: list[_Sentence], subj: Subjects | None
+) -> bool:
+    """Whether one of ``sentences`` makes point ``index`` in one of its ``wordings`` (see
+    ``_Wording``); with subjects, not a sentence about another point's subject only."""
+    about = subj is not None and subj.patterns[index] is not None
+    for wording in wordings:
+        need = max(_OWN_LEAST, math.ceil(_OWN_SHARE * len(wording.words) - 1e-9))
+        own = min(_OWN_LEAST, len(wording.own))
+        for sentence in sentences:
+            if sentence.denies != wording.negative or wording.opposites & sentence.stems:
+                continue
+            if not wording.numbers <= sentence.words:
+                continue
+            if about and subj is not None and _about(sentence.normal, index, subj) is False:
+                continue
+            got = (wording.words & sentence.stems) - _LIGHT
+            if len(got) >= need and len(got & wording.own) >= own:
+                return True
+    return False
