@@ -34,7 +34,7 @@ from bot.core.quiz.live import LiveQuizJob
 from bot.core.season_board import SeasonEndJob
 from bot.core.streaks import StreakNudgeJob
 from bot.db import migrate
-from bot.db.engine import check_connection, make_engine, make_session_factory
+from bot.db.engine import check_connection, dispose, make_engine, make_session_factory
 from bot.db.outage import OUTAGE
 from bot.db.questions import store_bank
 from bot.db.seen import DeliveryLog
@@ -148,7 +148,9 @@ class App:
         close_grader = getattr(self.services.grade, "close", None)
         if callable(close_grader):  # the judge's pool (bot.core.grading.judge)
             close_grader()
-        self.engine.dispose()
+        # A handler or delivery thread the event loop stopped waiting for may still hold a
+        # connection: it is closed when that thread gives it back.
+        dispose(self.engine)
 
 
 def default_jobs() -> list[DueJob]:

@@ -3,11 +3,14 @@ SQLite, a process's writers take turns."""
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 import time
+from typing import Any
 
 from sqlalchemy import func, select, text
 
+from bot.bootstrap import App
 from bot.core.clock import SimulatedClock
 from bot.core.model import WORKSPACES
 from bot.db import migrate
@@ -77,3 +80,48 @@ def test_sqlite_writers_of_one_process_start_as_soon_as_the_one_before_them_ends
     done = time.perf_counter()
     assert done - ended[0] < 0.25
     engine.dispose()
+
+
+def test_a_connection_still_in_use_when_the_app_closes_is_closed_when_it_is_given_back(
+    app: App,
+) -> None:
+    # A handler thread the adapter stopped waiting for still holds a connection while the
+    # app closes; once the thread is done with it, nothing of the app's is left open.
+    holding, close_done = threading.Event(), threading.Event()
+    held: list[Any] = []
+
+    def late_handler() -> None:
+        with app.engine.connect() as conn:
+            conn.execute(text("SELECT 1"))
+            held.append(conn.connection.dbapi_connection)
+            holding.set()
+            close_done.wait(10)
+
+    worker = threading.Thread(target=late_handler)
+    worker.start()
+    assert holding.wait(10)
+    app.close()
+    close_done.set()
+    worker.join(10)
+    assert not worker.is_alive()
+    assert _is_closed(held[0])
+
+
+def test_the_app_closes_the_connections_it_pooled(app: App) -> None:
+    with app.engine.connect() as conn:
+        conn.execute(text("SELECT 1"))
+        pooled = conn.connection.dbapi_connection
+    app.close()
+    assert _is_closed(pooled)
+
+
+def _is_closed(dbapi_connection: Any) -> bool:
+    # psycopg says so with ``closed``; sqlite3 only by refusing to be used.
+    closed = getattr(dbapi_connection, "closed", None)
+    if closed is not None:
+        return bool(closed)
+    try:
+        dbapi_connection.execute("SELECT 1")
+    except sqlite3.ProgrammingError:
+        return True
+    return False

@@ -185,3 +185,21 @@ def reason(exc: DBAPIError) -> str:
 
 def make_session_factory(engine: Engine) -> sessionmaker[Session]:
     return sessionmaker(engine, expire_on_commit=False)
+
+
+def dispose(engine: Engine) -> None:
+    """Close every connection of ``engine``: the pooled ones now, and each one still in use
+    (by a worker thread nobody waits for any more) as soon as it is given back.
+
+    ``Engine.dispose`` alone leaves a connection that was checked out in the pool it
+    replaced, open until the garbage collector happens on it (psycopg then warns that it
+    was deleted while still open). The engine stays usable, with a new pool.
+    """
+    old = engine.pool
+    engine.dispose()
+    event.listen(old, "checkin", _close_on_checkin)
+    old.dispose()  # whatever came back before the listener was there
+
+
+def _close_on_checkin(_dbapi_connection: Any, record: Any) -> None:
+    record.invalidate()
