@@ -43,13 +43,14 @@ class DueRunner:
         self.deliverer = deliverer
 
     def next_due(self) -> datetime | None:
-        """The earliest instant at which any job or the outbox has work."""
+        """The earliest instant at which any job or the outbox has work (the jobs' reads
+        in one transaction)."""
         instants: list[datetime] = []
-        for job in self.jobs:
-            with self.uow_factory() as uow:
+        with self.uow_factory() as uow:
+            for job in self.jobs:
                 when = job.next_due(uow)
-            if when is not None:
-                instants.append(when)
+                if when is not None:
+                    instants.append(when)
         outbox = self.deliverer.next_due()
         if outbox is not None:
             instants.append(outbox)
