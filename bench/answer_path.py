@@ -611,12 +611,7 @@ def sql_per_answer(runs: int) -> dict[str, Any]:
 def driver(args: argparse.Namespace) -> dict[str, Any]:
     connections = [int(c) for c in args.connections.split(",")]
     workers = [int(w) for w in args.workers.split(",") if w]
-    backends = [b for b in args.backends.split(",") if b]
-    postgres = os.environ.get("STUDYBOT_TEST_POSTGRES_URL")
-    notes: list[str] = []
-    if "postgres" in backends and not postgres:
-        backends.remove("postgres")
-        notes.append("PostgreSQL skipped: STUDYBOT_TEST_POSTGRES_URL is not set")
+    backends, postgres, notes = chosen_backends(args.backends)
     tmp = Path(tempfile.mkdtemp(prefix="studybot-bench-"))
     api_port = free_port()
     api_url = f"http://127.0.0.1:{api_port}/api/"
@@ -760,6 +755,18 @@ def merge_errors(figures: list[dict[str, Any]]) -> dict[str, int]:
         for kind, count in figure["errors"].items():
             merged[kind] = merged.get(kind, 0) + count
     return merged
+
+
+def chosen_backends(text: str) -> tuple[list[str], str | None, list[str]]:
+    """The backends ``--backends`` asks for ("sqlite,postgres"), the PostgreSQL server's URL
+    (``STUDYBOT_TEST_POSTGRES_URL``), and a note when PostgreSQL is skipped for want of it."""
+    backends = [b for b in text.split(",") if b]
+    postgres = os.environ.get("STUDYBOT_TEST_POSTGRES_URL")
+    notes: list[str] = []
+    if "postgres" in backends and not postgres:
+        backends.remove("postgres")
+        notes.append("PostgreSQL skipped: STUDYBOT_TEST_POSTGRES_URL is not set")
+    return backends, postgres, notes
 
 
 def machine() -> dict[str, Any]:

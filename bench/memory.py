@@ -56,6 +56,7 @@ import aiohttp  # noqa: E402
 from answer_path import (  # noqa: E402
     CHANNEL,
     VERDICT_MARKS,
+    chosen_backends,
     click_body,
     free_port,
     machine,
@@ -344,12 +345,7 @@ def main() -> None:
     parser.add_argument("--connections", type=int, default=50)
     parser.add_argument("--backends", default="sqlite,postgres", help="sqlite,postgres")
     args = parser.parse_args()
-    backends = [b for b in args.backends.split(",") if b]
-    postgres = os.environ.get("STUDYBOT_TEST_POSTGRES_URL")
-    notes: list[str] = []
-    if "postgres" in backends and not postgres:
-        backends.remove("postgres")
-        notes.append("PostgreSQL skipped: STUDYBOT_TEST_POSTGRES_URL is not set")
+    backends, postgres, notes = chosen_backends(args.backends)
     report: dict[str, Any] = {"machine": machine(), "answers": args.answers, "notes": notes}
     floors = [floor_kb()]
     tmp = Path(tempfile.mkdtemp(prefix="studybot-memory-"))

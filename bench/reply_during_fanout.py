@@ -54,6 +54,7 @@ import aiohttp  # noqa: E402
 from answer_path import (  # noqa: E402
     CHANNEL,
     VERDICT_MARKS,
+    chosen_backends,
     click_body,
     cpu_seconds,
     free_port,
@@ -260,12 +261,7 @@ def main() -> None:
     parser.add_argument("--gap", type=float, default=0.05, help="seconds between rounds")
     parser.add_argument("--backends", default="sqlite,postgres", help="sqlite,postgres")
     args = parser.parse_args()
-    backends = [b for b in args.backends.split(",") if b]
-    postgres = os.environ.get("STUDYBOT_TEST_POSTGRES_URL")
-    notes: list[str] = []
-    if "postgres" in backends and not postgres:
-        backends.remove("postgres")
-        notes.append("PostgreSQL skipped: STUDYBOT_TEST_POSTGRES_URL is not set")
+    backends, postgres, notes = chosen_backends(args.backends)
     report: dict[str, Any] = {"machine": machine(), "target_p99_ms": 200, "notes": notes}
     tmp = Path(tempfile.mkdtemp(prefix="studybot-replies-"))
     try:
