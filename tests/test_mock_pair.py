@@ -112,3 +112,21 @@ def test_a_peer_who_declines_a_scheduled_mock_leaves_it_solo(mchat: Transcript, 
     (row,) = mocks(mapp)
     assert (row.status, row.interviewer_id) == ("scheduled", None)
     assert "No mocks coming up" in mchat.say("/mock list")  # bob is out of it
+
+
+def test_pair_skips_the_days_a_person_is_away(mchat: Transcript, mapp: App) -> None:
+    _free(mchat, "bob", "America/New_York", "weekdays 12:00-14:00")  # 17:00-19:00 UTC
+    mchat.send("/away 2026-12-01 2026-12-03")  # bob: Tue to Thu, his own dates
+    _free(mchat, "alice", "Europe/Berlin", "weekdays 18:00-20:00")
+    text = mchat.say("/mock pair technical")
+    assert "paired with bob" in text
+    assert "bob: Fri 04 Dec 2026 12:00 EST (America/New_York)" in text  # his first day back
+    (row,) = mocks(mapp)
+    assert row.starts_at == datetime(2026, 12, 4, 17, 0, tzinfo=UTC)
+
+
+def test_pair_finds_nobody_in_someone_away_for_the_whole_fortnight(mchat: Transcript) -> None:
+    _free(mchat, "bob", "America/New_York", "weekdays 12:00-14:00")
+    mchat.send("/away 2026-12-01 2026-12-20")
+    _free(mchat, "alice", "Europe/Berlin", "weekdays 18:00-20:00")
+    assert "paired with" not in mchat.say("/mock pair technical")

@@ -330,3 +330,36 @@ def test_the_only_one_in_a_round_is_told_so(mchat: Transcript, mapp: App) -> Non
     post = [m for m in mchat.messages if m.card.title == "Pairing round"][-1]
     assert "Only one person opted in, so nobody was paired." in post.text
     assert mocks(mapp) == []
+
+
+def test_whoever_is_away_all_week_sits_the_round_out_without_a_dm(
+    mchat: Transcript, mapp: App
+) -> None:
+    mchat.send("/studybot pairing on mon 09:00")
+    for user in ("alice", "bob", "carol"):
+        _opt_in(mchat, user, *PEOPLE[user])
+    mchat.send("/as alice")
+    mchat.send("/away 2026-12-05 2026-12-14")  # the whole week of the 7 Dec round
+    mchat.send("/as bob")
+    mchat.send("/away 2026-12-07")  # bob: only the Monday of it, his own date
+    before = len(mchat.messages)
+    mchat.send("/advance 6d")  # Mon 7 Dec 09:00 UTC: the round
+    (rows,) = _rounds(mapp).values()
+    assert sorted((p, q) for p, q, _ in rows) == [("bob", "carol"), ("carol", "bob")]
+    assert not dms(mchat.messages[before:], "alice")  # no pair, no "nobody is free" DM
+    (mock,) = mocks(mapp)
+    assert mock.starts_at == datetime(2026, 12, 8, 17, 0, tzinfo=UTC)  # bob's Tuesday, not Monday
+    post = [m for m in mchat.messages if m.card.title == "Pairing round"][-1]
+    assert "1 pair this week" in post.text
+    assert "1 person is away this week: back in the next round." in post.text
+
+
+def test_a_round_with_everyone_away_pairs_nobody_and_says_why(mchat: Transcript, mapp: App) -> None:
+    mchat.send("/studybot pairing on mon 09:00")
+    for user in ("alice", "bob"):
+        _opt_in(mchat, user, *PEOPLE[user])
+        mchat.send("/away 2026-12-06 2026-12-15")
+    mchat.send("/advance 6d")
+    assert _rounds(mapp) == {}
+    post = [m for m in mchat.messages if m.card.title == "Pairing round"][-1]
+    assert "Everyone who opted in is away this week: back in the next round." in post.text

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from bot.core.away import AWAY
 from bot.core.context import Context
 from bot.core.errors import UserError
 from bot.core.messages import (
@@ -35,8 +36,10 @@ from bot.core.mock.questions import check_bank
 from bot.core.mock.times import (
     ceil_quarter,
     expand,
+    local_date,
     overlaps,
     utc_offset_hours,
+    without,
 )
 from bot.core.model import User, Workspace
 from bot.core.ports import UnitOfWork
@@ -64,6 +67,24 @@ def intervals(
     )
 
 
+def free_spans(
+    uow: UnitOfWork,
+    workspace: Workspace,
+    user: User,
+    windows: list[Window],
+    since: datetime,
+    until: datetime,
+) -> list[tuple[datetime, datetime]]:
+    """When ``user`` is free between ``since`` and ``until``: their weekly windows, less the
+    local days they are ``/away`` (nobody is paired for a slot on a day off)."""
+    spans = intervals(windows, since, until)
+    if not spans:
+        return spans
+    name = zone_of(user, workspace)
+    away = uow[AWAY].ranges(user, local_date(since, name), local_date(until, name))
+    return without(spans, away, name)
+
+
 def find_match(ctx: Context, fmt: str, box: int) -> Match | None:
     """The best partner and slot: overlapping availability, new partners before repeat
     ones, the earliest slot, then the closest time zone."""
@@ -71,7 +92,7 @@ def find_match(ctx: Context, fmt: str, box: int) -> Match | None:
     since = ceil_quarter(ctx.now + PAIR_LEAD)
     until = ctx.now + PAIR_HORIZON
     duration = timedelta(minutes=box * len(FORMATS[fmt]))
-    my_spans = intervals(mine, since, until)
+    my_spans = free_spans(ctx.uow, ctx.workspace, ctx.user, mine, since, until)
     counts = ctx.uow[MOCKS].pair_counts(ctx.workspace, ctx.user)
     declined = ctx.uow[MOCKS].declined(ctx.workspace, ctx.user, ctx.now - DECLINE_MEMORY)
     my_zone = zone_of(ctx.user, ctx.workspace)
@@ -86,7 +107,7 @@ def find_match(ctx: Context, fmt: str, box: int) -> Match | None:
             ctx.uow,
             ctx.workspace,
             (ctx.user.id, user_id),
-            overlaps(my_spans, intervals(windows, since, until)),
+            overlaps(my_spans, free_spans(ctx.uow, ctx.workspace, other, windows, since, until)),
             duration,
         )
         if slot is None:

@@ -37,7 +37,7 @@ from bot.core.mock.common import (
     zone_of,
 )
 from bot.core.mock.model import CANCELLED, DECLINED, EXPIRED, FORMATS, MOCKS, PROPOSED, NewMock
-from bot.core.mock.pairing import PAIR_LEAD, first_free, intervals
+from bot.core.mock.pairing import PAIR_LEAD, first_free, free_spans, intervals
 from bot.core.mock.parsing import ScheduleRequest, parse_schedule
 from bot.core.mock.times import DAY_NAMES, ceil_quarter, clock_minutes, overlaps, show
 from bot.core.model import Channel, User, Workspace
@@ -236,7 +236,15 @@ def run_round(
     until = round_at + ROUND_EVERY
     members = {u.id: u for u in uow[PAIRING].members(workspace, channel)}
     windows = uow[MOCKS].all_windows(workspace)
-    spans = {i: intervals(windows.get(i, []), since, until) for i in members}
+    spans = {
+        i: free_spans(uow, workspace, user, windows.get(i, []), since, until)
+        for i, user in members.items()
+    }
+    # Whoever is /away for every hour they would have been free sits this round out
+    # quietly: no pair, no "nobody is free when you are" DM on their days off.
+    away = [i for i in members if not spans[i] and intervals(windows.get(i, []), since, until)]
+    for i in away:
+        del members[i], spans[i]
     slots: dict[frozenset[int], datetime] = {}
     for a in members:
         for b in members:
@@ -286,14 +294,23 @@ def run_round(
     made = len(members) - len(alone)
     odd = sum(1 for p in alone if p in someone_free)
     summary = [f"{made // 2} pair{'s' * (made // 2 != 1)} this week, each DMed a proposed slot."]
+    if not members:
+        summary = []
     if odd:
         summary.append("An odd number of people were free: one sits out and goes first next week.")
-    if len(members) == 1:
+    if len(members) == 1 and not away:
         summary = ["Only one person opted in, so nobody was paired."]
     elif len(alone) > odd:
         summary.append(
             f"{len(alone) - odd} shared no time with anyone: /mock available adds windows."
         )
+    if away:
+        who = (
+            "Everyone who opted in is"
+            if not members
+            else f"{len(away)} {'person is' if len(away) == 1 else 'people are'}"
+        )
+        summary.append(f"{who} away this week: back in the next round.")
     summary.append("Opt in or out: /mock pairing join · /mock pairing leave.")
     message = Outgoing(
         Delivery.CHANNEL,
@@ -301,7 +318,7 @@ def run_round(
         Card(title="Pairing round", blocks=(" ".join(summary),)),
         key=f"pairing-round:{channel.id}:{round_at.isoformat()}",
     )
-    if members:
+    if members or away:
         uow[OUTBOX].add(workspace, workspace.platform, message, message.key or "", now)
     return made
 

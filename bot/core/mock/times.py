@@ -272,6 +272,24 @@ def overlaps(
     return sorted(found)
 
 
+def without(
+    spans: list[tuple[datetime, datetime]], days: Iterable[tuple[date, date]], zone_name: str
+) -> list[tuple[datetime, datetime]]:
+    """``spans`` less the local dates ``first``..``last`` (both included) of each of ``days``,
+    in ``zone_name``: what is left of a person's availability around their time away."""
+    tz = zone(zone_name)
+    for first, last in days:
+        a = localize(datetime.combine(first, time()), tz)
+        b = localize(datetime.combine(last + timedelta(days=1), time()), tz)
+        spans = [
+            part
+            for start, end in spans
+            for part in ((start, min(end, a)), (max(start, b), end))
+            if part[0] < part[1]
+        ]
+    return spans
+
+
 def ceil_quarter(instant: datetime) -> datetime:
     """The next quarter hour at or after ``instant`` (UTC quarters are local quarters in
     every zone whose offset is whole quarter hours, which is all of them in use)."""
