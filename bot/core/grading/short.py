@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from rapidfuzz import fuzz
-from rapidfuzz.distance import Levenshtein
+from rapidfuzz.distance import OSA
 
 from bot.core.content import Question
 from bot.core.grading.normalize import compact, fold, normalize
@@ -58,11 +58,27 @@ _ORDINALS = {
 _ABBREVIATIONS = {"gen": "generation", "gens": "generations"}
 
 
+def _slips(form: str) -> set[str]:
+    """Every slip of ``form``: one letter left out, or two neighbouring letters swapped ("non"
+    for "none", "thrid" for "third"): the slips of a hand, which, unlike a changed or added
+    letter, seldom spell another word."""
+    drops = {form[:i] + form[i + 1 :] for i in range(len(form))}
+    swaps = {form[:i] + form[i + 1] + form[i] + form[i + 2 :] for i in range(len(form) - 1)}
+    return (drops | swaps) - {form}
+
+
+# Ordinals and their slips ("thrid", "eigth", "forth"), as 1st/2nd/3rd; "eight" stays 8.
+_ORDINAL_FORMS = {
+    typed: n for w, n in _ORDINALS.items() for typed in _slips(w) if words_to_digits(typed) == typed
+} | _ORDINALS
+
+
 @lru_cache(maxsize=8192)
 def prepare(text: str) -> str:
-    """``normalize`` plus number words as digits, ordinals as 1st/2nd, and "gen" spelt out."""
+    """``normalize`` plus number words as digits, ordinals (and their slips: "thrid") as
+    1st/2nd/3rd, and "gen" spelt out."""
     normal = normalize(words_to_digits(normalize(text)))
-    words = [_ABBREVIATIONS.get(w, _ORDINALS.get(w, w)) for w in normal.split()]
+    words = [_ABBREVIATIONS.get(w) or _ORDINAL_FORMS.get(w, w) for w in normal.split()]
     return " ".join(words)
 
 
@@ -79,6 +95,7 @@ class ShortKey:
     patterns: tuple[re.Pattern[str], ...]
     terms: frozenset[str]
     stemmed: tuple[re.Pattern[str], ...]
+    words: frozenset[str] = frozenset()  # four-letter words ("none"), not acronyms ("NVLS")
 
 
 def _acronym(normal: str) -> str:
@@ -127,7 +144,10 @@ def short_key(question: Question) -> ShortKey:
     stemmed = tuple(
         re.compile(r"(?<!\w)" + re.escape(_stems(f)) + r"(?!\w)") for f in forms if " " in f
     )
-    return ShortKey(forms, compacts, patterns, frozenset(KNOWN_TERMS - compacts), stemmed)
+    words = frozenset(
+        a for a in question.accepted if len(a) == _ACRONYM_MAX and a.isalpha() and a.islower()
+    )
+    return ShortKey(forms, compacts, patterns, frozenset(KNOWN_TERMS - compacts), stemmed, words)
 
 
 def _digits(text: str) -> str:
@@ -157,8 +177,10 @@ def _close(given: str, form: str, key: ShortKey) -> bool:
         return False
     budget = _typo_budget(len(form))
     if budget == 0:
-        return False
-    return Levenshtein.distance(given, form, score_cutoff=budget) <= budget
+        # A word, not an acronym, may lose or swap a letter: "non" for "none".
+        return form in key.words and given in _slips(form)
+    # A swap of two neighbouring letters is one slip ("cohrot" for "cohort").
+    return OSA.distance(given, form, score_cutoff=budget) <= budget
 
 
 def _mentions_other_term(normal: str, key: ShortKey) -> bool:
@@ -181,15 +203,49 @@ def identifiers(question: Question) -> frozenset[str]:
     )
 
 
+_SEPARATORS = re.compile(r"[./_]")
+_SEGMENT_EDGE = re.compile(r"[./_\-]")
+
+
+def _identifier_slip(token: str, form: str) -> bool:
+    """Whether ``token`` is the identifier ``form`` with one slip of the hand ("nvida.com/…",
+    "…_PRIORTY", "gpu.prodcut", "pod-group" run together): one letter left out, added,
+    changed, or two swapped, inside a word of at least three letters that holds no digit,
+    with every dot, slash and underscore in place, and not a plural ("…_THREADS_…") or
+    another term of the field."""
+    if OSA.distance(token, form, score_cutoff=1) != 1:
+        return False
+    if _SEPARATORS.findall(token) != _SEPARATORS.findall(form):
+        return False
+    head = 0
+    while head < min(len(token), len(form)) and token[head] == form[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(token), len(form)) - head and token[-1 - tail] == form[-1 - tail]:
+        tail += 1
+    # The words the slip touched, in the form and in the answer (a hyphen's two words).
+    start = max((m.end() for m in _SEGMENT_EDGE.finditer(form, 0, head)), default=0)
+    stop = next((m.start() for m in _SEGMENT_EDGE.finditer(form, len(form) - tail)), len(form))
+    stop = max(stop, len(form) - tail)
+    meant = form[start:stop]
+    typed = token[start : stop + len(token) - len(form)]
+    if _digits(meant) or sum(ch.isalpha() for ch in meant) < 3 or compact(typed) in KNOWN_TERMS:
+        return False
+    return typed.rstrip("s") != meant.rstrip("s")
+
+
 def _identifier_verdict(question: Question, answer: str) -> bool | None:
-    """True when the answer holds an accepted identifier exactly, False when it holds a
-    near miss of one ("nvidia.com/mig.config.state", "…_THREADS_…"), else None."""
+    """True when the answer holds an accepted identifier exactly or with one slip of the
+    hand, False when it holds a near miss of one ("nvidia.com/mig.config.state",
+    "…_THREADS_…"), else None."""
     forms = identifiers(question)
     if not forms:
         return None
     tokens = [t.strip(_TOKEN_EDGE) for t in re.split(r"[^\w.\-/]+", answer.casefold())]
     found = [t for t in tokens if t and _IDENTIFIER.fullmatch(t)]
     if any(t in forms for t in found):
+        return True
+    if any(_identifier_slip(t, f) for t in found for f in forms):
         return True
     for token in found:
         flat = compact(token)
@@ -320,6 +376,8 @@ def _gives(question: Question, answer: str) -> bool:
         for m in pattern.finditer(normal):
             if _NEGATION.search(normal[: m.start()]):
                 continue
+            if m.group(0).replace(" ", "") in key.terms:
+                continue  # a plural that spells another term: "MP" + "s" is MPS
             after = condition is not None and m.start() >= condition.start()
             if after and _mentions_other_term(head, key):
                 continue
