@@ -54,6 +54,8 @@ def _build_units() -> dict[str, Unit]:
         add((f"{p}flops", f"{w}flops", f"{p}flop", f"{w}flop"), "flops", f, "dec")
         add((f"{p}flop/s", f"{w}flop/s", f"{p}flops/s", f"{w}flops/s"), "flops", f, "dec")
         add((f"{p}w", f"{w}watt", f"{w}watts"), "power", f, "dec")
+        add((f"{p}wh", f"{w}watt-hour", f"{w}watt-hours"), "energy", f * 3600, "dec")
+        add((f"{p}j", f"{w}joule", f"{w}joules"), "energy", f, "dec")
     for p, f in binary.items():
         w = bin_words[p]
         add((f"{p}b", f"{w}byte", f"{w}bytes"), "data", f, "bin")
@@ -99,6 +101,19 @@ _AFTER = re.compile(
 )
 
 
+def _continues(current: int, word: str) -> bool:
+    """Whether number ``word`` extends a number whose last part so far is ``current``:
+    "twenty" + "five", "hundred" + "five", "two" + "hundred"; not "three" + "four"."""
+    if word not in _NUMBER_WORDS:
+        return True  # a scale: "hundred", "thousand"
+    value = _NUMBER_WORDS[word]
+    if current == 0:
+        return True  # right after a scale: "two thousand five"
+    if current % 100 == 0:
+        return value < 100
+    return current % 10 == 0 and current % 100 >= 20 and value < 10
+
+
 def words_to_digits(text: str) -> str:
     """Replace runs of number words with digits: "nine hundred" -> "900"."""
     parts = re.split(r"(\s+|-)", text)
@@ -122,7 +137,13 @@ def words_to_digits(text: str) -> str:
             if word == "and":
                 pending_sep.append(part)
                 continue
+            leading = part[: len(part) - len(part.lstrip(".,;:!?()"))]
+            if in_run and (leading or not _continues(current, word)):
+                # "seven (one per …)", "three four": two numbers, not one.
+                flush()
+                out.extend(pending_sep)
             pending_sep.clear()
+            out.append(leading)
             if word in _NUMBER_WORDS:
                 current += _NUMBER_WORDS[word]
             elif word == "hundred":
@@ -250,6 +271,8 @@ def _fit(unit_text: str, key: NumericKey) -> tuple[Fit, float]:
     target = key.unit
     if key.counted and unit is not None and unit.name.endswith("/s"):
         return Fit.WRONG, 1.0  # "4.2e22 FLOP/s" is a rate, not the work a job takes
+    if unit is not None and target is not None and unit.dimension != target.dimension:
+        return Fit.WRONG, 1.0  # "141 GB/s" is a rate, not a size; "1000 Wh" is energy
     words = f" {' '.join(_singular(w) for w in normalize(unit_text).split())} "
     if any(f" {s} " in words for s in key.synonyms):
         if unit is not None and target is not None and unit.dimension == target.dimension:
@@ -280,6 +303,8 @@ _BARE_POWER = re.compile(r"(?<![\w.])10\s*(?:\^|\*\*)\s*([-+]?\d+)")
 _GPU_TIME = re.compile(
     r"\bgpus?[- ](?=(?:s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?)\b)", re.IGNORECASE
 )
+# "zero" is a number; "ZeRO" (the optimizer) and "zero-copy" are not.
+_ZERO = re.compile(r"(?<![\w-])(?:zero|Zero|ZERO)(?![\w-])")
 _FRACTIONS = {
     "half": "0.5", "third": "0.3333", "quarter": "0.25", "fifth": "0.2", "tenth": "0.1",
     "eighth": "0.125", "sixth": "0.1667", "seventh": "0.1429",
@@ -348,6 +373,7 @@ def _spell_out(text: str, fractions: bool) -> str:
     text = _SCIENTIFIC.sub(r"\1e\2", text)
     text = _BARE_POWER.sub(r"1e\1", text)
     text = _GPU_TIME.sub("", text)
+    text = _ZERO.sub("0", text)
     return _FRACTION.sub(_as_fraction, text) if fractions else text
 
 
@@ -446,6 +472,22 @@ class NumericResult:
     given: str
 
 
+@lru_cache(maxsize=4096)
+def _prompt_words(question: Question) -> frozenset[str]:
+    return frozenset(_singular(w) for w in normalize(question.prompt).split())
+
+
+def _elsewhere(question: Question, reading: Reading) -> bool:
+    """Whether ``reading`` counts something the question does not ask about: a bare number
+    with a word that is no unit and not in the prompt ("10 lost" when SMs are asked)."""
+    words = normalize(reading.unit_text).split()
+    return (
+        reading.fit is Fit.BARE
+        and bool(words)
+        and _singular(words[0]) not in _prompt_words(question)
+    )
+
+
 def check_numeric(question: Question, answer: str) -> NumericResult:
     """Decide whether ``answer`` gives ``question``'s number (never raises)."""
     key = numeric_key(question)
@@ -473,6 +515,10 @@ def check_numeric(question: Question, answer: str) -> NumericResult:
     text, _, mark = prepared(answer, key.unit is not None and key.unit.dimension == "ratio")
     restated = [r for r in candidates if r.start >= mark] if mark >= 0 else []
     worked = mark >= 0 and bool(_ARITHMETIC.search(text[:mark]))
+    if not worked:
+        # "ninety-eight, so ~10 lost": a figure after "so" with a word of its own that the
+        # question does not use counts something else.
+        restated = [r for r in restated if not _elsewhere(question, r)]
     if worked and not restated:
         # "4 GPUs × 4 instances = 16 tenants": the result of the working is the answer.
         restated = [r for r in bare if r.start >= mark]

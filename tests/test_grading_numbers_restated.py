@@ -1,0 +1,104 @@
+"""Numbers as people restate them: a unit of the wrong kind is wrong whatever the figure
+("141 GB/s" for a size, "1000 Wh" for a power); number words read one number at a time
+("seven (one per slice)" is 7, "zero" is 0); and a number after "so" that counts something
+else ("98, so ~10 lost") is not the answer."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from bot.core.content import Question
+from bot.core.grading import Verdict, grade
+from bot.core.grading.numeric import words_to_digits
+from tests.test_grading_kinds import numeric
+
+POWER = numeric(1000, "W", tolerance=0.05)
+SIZE = numeric(141, "GB")
+STATE = numeric(1.12, "TB", tolerance=0.05)
+SMS = replace(
+    numeric(98, "SMs"),
+    prompt="An A100-40GB has 108 SMs. With MIG enabled, how many can the 7g instance use?",
+)
+PRIORITY = numeric(0, "priority")
+VGPUS = numeric(7, "vGPUs")
+
+
+def right(question: Question, answer: str) -> bool:
+    return grade(question, answer).verdict is Verdict.CORRECT
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        (POWER, "1000 Wh"),  # wt5, labelled incorrect
+        (POWER, "1 kWh"),
+        (POWER, "1000 J"),
+        (SIZE, "141 GB/s"),  # wt5, labelled incorrect
+        (SIZE, "141 gigabytes per second"),
+        (STATE, "1.12 TB/s"),
+    ],
+)
+def test_a_unit_of_another_kind_is_wrong(question: Question, answer: str) -> None:
+    assert not right(question, answer)
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [(POWER, "1,000 W"), (POWER, "1 kilowatt"), (SIZE, "141 GB per GPU"), (SIZE, "141 gigabytes")],
+)
+def test_the_unit_asked_in_any_spelling_is_right(question: Question, answer: str) -> None:
+    assert right(question, answer)
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "expected"),
+    [
+        (VGPUS, "seven (one per 1g.5gb)", True),  # wt4, labelled correct
+        (VGPUS, "seven, one per slice", True),
+        (VGPUS, "eight (one per GB)", False),
+        (PRIORITY, "zero — higher priorities are negative numbers", True),  # wt4
+        (PRIORITY, "Zero (the lowest priority)", True),
+        (PRIORITY, "zero-ish, maybe -1", False),
+        (SMS, "ninety-eight, so ~10 lost", True),  # wt5, labelled correct
+        (SMS, "98, so 10 idle", True),
+        (SMS, "108, so 0 lost", False),
+        (SMS, "14 per slice, so 98", True),
+        (SMS, "7 × 14 = 98", True),
+    ],
+)
+def test_number_words_and_consequences(question: Question, answer: str, expected: bool) -> None:
+    assert right(question, answer) is expected
+
+
+ONES = ["", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
+TEENS = ["ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen",
+         "eighteen", "nineteen"]  # fmt: skip
+TENS = ["", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
+
+
+def spelt(n: int) -> str:
+    """``n`` (1..999) in words, as people write it: "nine hundred and five", "ninety-eight"."""
+    hundreds, rest = divmod(n, 100)
+    words = [f"{ONES[hundreds]} hundred"] if hundreds else []
+    if rest:
+        if hundreds:
+            words.append("and")
+        if rest < 10:
+            words.append(ONES[rest])
+        elif rest < 20:
+            words.append(TEENS[rest - 10])
+        else:
+            words.append(TENS[rest // 10] + (f"-{ONES[rest % 10]}" if rest % 10 else ""))
+    return " ".join(words)
+
+
+@given(n=st.integers(2, 999), m=st.integers(2, 999))
+def test_two_numbers_in_words_stay_two_numbers(n: int, m: int) -> None:
+    assert words_to_digits(spelt(n)) == str(n)
+    assert words_to_digits(f"{spelt(n)} ({spelt(m)} each)") == f"{n} ({m} each)"
+    if n < 10 and m < 10:
+        assert words_to_digits(f"{spelt(n)} {spelt(m)}") == f"{n} {m}"
