@@ -1,7 +1,9 @@
 """Numbers as people restate them: a unit of the wrong kind is wrong whatever the figure
 ("141 GB/s" for a size, "1000 Wh" for a power); number words read one number at a time
-("seven (one per slice)" is 7, "zero" is 0); and a number after "so" that counts something
-else ("98, so ~10 lost") is not the answer."""
+("seven (one per slice)" is 7, "zero" is 0); a figure restated for another direction of a
+link or another share ("1.8 TB/s, i.e. 900 GB/s each way" when the total is asked) leaves the
+figure asked for the answer, also when the restatement drops the unit; and a number after
+"so" that counts something else ("98, so ~10 lost") is not the answer."""
 
 from __future__ import annotations
 
@@ -19,6 +21,22 @@ from tests.test_grading_kinds import numeric
 POWER = numeric(1000, "W", tolerance=0.05)
 SIZE = numeric(141, "GB")
 STATE = numeric(1.12, "TB", tolerance=0.05)
+TOTAL_PER_GPU = replace(
+    numeric(1.8, "TB/s", tolerance=0.05),
+    prompt="Fifth-generation NVLink on Blackwell gives each GPU how much total bandwidth?",
+)
+BIDIRECTIONAL = replace(
+    numeric(900, "GB/s", tolerance=0.05),
+    prompt="What is the total bidirectional NVLink bandwidth of one H100 SXM GPU?",
+)
+EACH_WAY = replace(
+    numeric(450, "GB/s", tolerance=0.05),
+    prompt="H100's NVLink is quoted as 900 GB/s bidirectional. How much is that in each direction?",
+)
+BOTH_WAYS = replace(
+    numeric(128, "GB/s", tolerance=0.05),
+    prompt="Roughly how much bandwidth does a PCIe Gen5 x16 slot carry, counting both directions?",
+)
 SMS = replace(
     numeric(98, "SMs"),
     prompt="An A100-40GB has 108 SMs. With MIG enabled, how many can the 7g instance use?",
@@ -71,6 +89,33 @@ def test_the_unit_asked_in_any_spelling_is_right(question: Question, answer: str
     ],
 )
 def test_number_words_and_consequences(question: Question, answer: str, expected: bool) -> None:
+    assert right(question, answer) is expected
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "expected"),
+    [
+        (TOTAL_PER_GPU, "1.8 TB/s, i.e. 900 GB/s each way", True),  # wt5, labelled correct
+        (TOTAL_PER_GPU, "1.8 TB/s total, i.e. 900 GB/s each way", True),
+        (TOTAL_PER_GPU, "14.4 TB/s for the 8-GPU box, i.e. 1.8 TB/s per GPU", True),
+        (TOTAL_PER_GPU, "1.8 TB/s per GPU, i.e. 14.4 TB/s for eight", True),
+        (TOTAL_PER_GPU, "900 GB/s each way", False),
+        (BIDIRECTIONAL, "900 GB/s total, i.e. 450 GB/s each way", True),
+        (BIDIRECTIONAL, "450 GB/s each way, i.e. 900 GB/s bidirectional", True),
+        (BIDIRECTIONAL, "7.2 TB/s total, i.e. 900 GB/s per GPU", True),
+        (BIDIRECTIONAL, "450 GB/s each way", False),
+        (EACH_WAY, "450 GB/s each way, i.e. 900 GB/s both ways", True),
+        (EACH_WAY, "900 GB/s bidirectional, i.e. 450 each way", True),  # the unit carries
+        (EACH_WAY, "0.9 TB/s bidirectional, i.e. 0.45 each way", True),
+        (EACH_WAY, "900 GB/s bidirectional, i.e. 225 each way", False),
+        (BOTH_WAYS, "~128 GB/s total, i.e. 64 each way", True),  # wt5, labelled correct
+        (BOTH_WAYS, "64 GB/s each way, i.e. 128 GB/s both directions", True),
+        (BOTH_WAYS, "64 GB/s each way", False),
+    ],
+)
+def test_the_figure_for_the_direction_and_share_asked_wins(
+    question: Question, answer: str, expected: bool
+) -> None:
     assert right(question, answer) is expected
 
 
