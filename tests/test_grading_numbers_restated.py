@@ -14,39 +14,38 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bot.core.content import Question
-from bot.core.grading import Verdict, grade
 from bot.core.grading.numeric import words_to_digits
-from tests.test_grading_kinds import numeric
+from tests.test_grading_kinds import correct, numeric
 
 POWER = numeric(1000, "W", tolerance=0.05)
 SIZE = numeric(141, "GB")
 STATE = numeric(1.12, "TB", tolerance=0.05)
-TOTAL_PER_GPU = replace(
-    numeric(1.8, "TB/s", tolerance=0.05),
-    prompt="Fifth-generation NVLink on Blackwell gives each GPU how much total bandwidth?",
+
+
+def asked(prompt: str, value: float, unit: str, tolerance: float = 0.0) -> Question:
+    return replace(numeric(value, unit, tolerance=tolerance), prompt=prompt)
+
+
+TOTAL_PER_GPU = asked(
+    "Fifth-generation NVLink on Blackwell gives each GPU how much total bandwidth?",
+    1.8, "TB/s", 0.05,
+)  # fmt: skip
+BIDIRECTIONAL = asked(
+    "What is the total bidirectional NVLink bandwidth of one H100 SXM GPU?", 900, "GB/s", 0.05
 )
-BIDIRECTIONAL = replace(
-    numeric(900, "GB/s", tolerance=0.05),
-    prompt="What is the total bidirectional NVLink bandwidth of one H100 SXM GPU?",
-)
-EACH_WAY = replace(
-    numeric(450, "GB/s", tolerance=0.05),
-    prompt="H100's NVLink is quoted as 900 GB/s bidirectional. How much is that in each direction?",
-)
-BOTH_WAYS = replace(
-    numeric(128, "GB/s", tolerance=0.05),
-    prompt="Roughly how much bandwidth does a PCIe Gen5 x16 slot carry, counting both directions?",
-)
-SMS = replace(
-    numeric(98, "SMs"),
-    prompt="An A100-40GB has 108 SMs. With MIG enabled, how many can the 7g instance use?",
+EACH_WAY = asked(
+    "H100's NVLink is quoted as 900 GB/s bidirectional. How much is that in each direction?",
+    450, "GB/s", 0.05,
+)  # fmt: skip
+BOTH_WAYS = asked(
+    "Roughly how much bandwidth does a PCIe Gen5 x16 slot carry, counting both directions?",
+    128, "GB/s", 0.05,
+)  # fmt: skip
+SMS = asked(
+    "An A100-40GB has 108 SMs. With MIG enabled, how many can the 7g instance use?", 98, "SMs"
 )
 PRIORITY = numeric(0, "priority")
 VGPUS = numeric(7, "vGPUs")
-
-
-def right(question: Question, answer: str) -> bool:
-    return grade(question, answer).verdict is Verdict.CORRECT
 
 
 @pytest.mark.parametrize(
@@ -61,7 +60,7 @@ def right(question: Question, answer: str) -> bool:
     ],
 )
 def test_a_unit_of_another_kind_is_wrong(question: Question, answer: str) -> None:
-    assert not right(question, answer)
+    assert not correct(question, answer)
 
 
 @pytest.mark.parametrize(
@@ -69,7 +68,7 @@ def test_a_unit_of_another_kind_is_wrong(question: Question, answer: str) -> Non
     [(POWER, "1,000 W"), (POWER, "1 kilowatt"), (SIZE, "141 GB per GPU"), (SIZE, "141 gigabytes")],
 )
 def test_the_unit_asked_in_any_spelling_is_right(question: Question, answer: str) -> None:
-    assert right(question, answer)
+    assert correct(question, answer)
 
 
 @pytest.mark.parametrize(
@@ -89,7 +88,7 @@ def test_the_unit_asked_in_any_spelling_is_right(question: Question, answer: str
     ],
 )
 def test_number_words_and_consequences(question: Question, answer: str, expected: bool) -> None:
-    assert right(question, answer) is expected
+    assert correct(question, answer) is expected
 
 
 @pytest.mark.parametrize(
@@ -116,7 +115,7 @@ def test_number_words_and_consequences(question: Question, answer: str, expected
 def test_the_figure_for_the_direction_and_share_asked_wins(
     question: Question, answer: str, expected: bool
 ) -> None:
-    assert right(question, answer) is expected
+    assert correct(question, answer) is expected
 
 
 ONES = ["", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]

@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.core.content import Question
-from bot.core.grading import Verdict, grade
 from tests.test_grading_identifiers import short
+from tests.test_grading_kinds import correct
 
 SCHEDULER = short("Best Effort", "best-effort", "best effort scheduler")
 GENERATION = replace(
@@ -26,10 +26,6 @@ STRATEGY = short("mixed", "mixed strategy", "migStrategy=mixed")
 DEFAULT = short("none", "none strategy", "migStrategy=none")
 MEMORY = short("HBM3")
 LINK = short("NVLink-C2C", "NVLink C2C", "NVLink chip-to-chip", "C2C")
-
-
-def right(question: Question, answer: str) -> bool:
-    return grade(question, answer).verdict is Verdict.CORRECT
 
 
 @pytest.mark.parametrize(
@@ -58,7 +54,7 @@ def right(question: Question, answer: str) -> bool:
 def test_a_hedge_between_the_right_term_and_another_is_not_correct(
     question: Question, answer: str
 ) -> None:
-    assert not right(question, answer)
+    assert not correct(question, answer)
 
 
 @pytest.mark.parametrize(
@@ -97,7 +93,7 @@ def test_a_hedge_between_the_right_term_and_another_is_not_correct(
     ],
 )
 def test_an_alias_a_vague_tail_or_a_contrast_is_no_hedge(question: Question, answer: str) -> None:
-    assert right(question, answer)
+    assert correct(question, answer)
 
 
 RIVALS = ["Equal Share", "Fixed Share", "round robin", "MPS", "time-slicing", "vWS", "GPL"]
@@ -115,7 +111,7 @@ def test_any_rival_term_joined_to_the_right_one_is_a_hedge(
     rival: str, join: str, first: bool, form: str
 ) -> None:
     pair = (form, rival) if first or "maybe" in join or "(" in join else (rival, form)
-    assert not right(SCHEDULER, join.format(*pair))
+    assert not correct(SCHEDULER, join.format(*pair))
 
 
 @settings(max_examples=60, deadline=None)
@@ -126,4 +122,4 @@ def test_any_rival_term_joined_to_the_right_one_is_a_hedge(
 )
 def test_a_denied_or_conditional_or_is_no_hedge(rival: str, denial: str, form: str) -> None:
     other = rival + " or " + RIVALS[(RIVALS.index(rival) + 1) % len(RIVALS)]
-    assert right(SCHEDULER, f"{form}, {denial.format(other)}")
+    assert correct(SCHEDULER, f"{form}, {denial.format(other)}")

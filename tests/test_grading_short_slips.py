@@ -15,8 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.core.content import Question
-from bot.core.grading import Verdict, grade
 from tests.test_grading_identifiers import short
+from tests.test_grading_kinds import correct
 
 RESOURCE = short("nvidia.com/mig-3g.20gb", "mig-3g.20gb")
 VARIABLE = short("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE", "active thread percentage")
@@ -32,10 +32,6 @@ GENERATION = replace(
 )
 MEMORY = short("HBM3")
 TOOL = short("mig-parted", "mig parted", "MIG Partition Editor")  # acronyms "mp", "mpe"
-
-
-def right(question: Question, answer: str) -> bool:
-    return grade(question, answer).verdict is Verdict.CORRECT
 
 
 @pytest.mark.parametrize(
@@ -60,7 +56,7 @@ def right(question: Question, answer: str) -> bool:
     ],
 )
 def test_a_slip_of_the_hand_is_still_the_answer(question: Question, answer: str) -> None:
-    assert right(question, answer)
+    assert correct(question, answer)
 
 
 @pytest.mark.parametrize(
@@ -89,7 +85,7 @@ def test_a_slip_of_the_hand_is_still_the_answer(question: Question, answer: str)
     ],
 )
 def test_a_slip_that_makes_another_name_is_not_the_answer(question: Question, answer: str) -> None:
-    assert not right(question, answer)
+    assert not correct(question, answer)
 
 
 def _swaps(word: str) -> list[str]:
@@ -114,7 +110,7 @@ def test_one_swap_or_drop_in_a_word_of_letters_is_a_slip(form: str, data: st.Dat
     drop = word[:i] + word[i + 1 :]
     typed = data.draw(st.sampled_from([drop, *[w for w in _swaps(word) if w != word]]))
     answer = form[: m.start()] + typed + form[m.end() :]
-    assert right(short(form), answer), answer
+    assert correct(short(form), answer), answer
 
 
 @settings(max_examples=80, deadline=None)
@@ -131,4 +127,4 @@ def test_a_changed_digit_or_separator_is_never_a_slip(
     )
     if new == form[i]:
         return
-    assert not right(short(form), form[:i] + new + form[i + 1 :])
+    assert not correct(short(form), form[:i] + new + form[i + 1 :])
