@@ -18,6 +18,11 @@ def verdict(qid: str, answer: str) -> Verdict:
     return grade(Q[qid], answer).verdict
 
 
+def correct(question: Question, answer: str) -> bool:
+    """Whether ``answer`` to ``question`` is graded correct."""
+    return grade(question, answer).verdict is Verdict.CORRECT
+
+
 def numeric(
     value: float, unit: str, units: tuple[str, ...] = (), tolerance: float = 0.0
 ) -> Question:

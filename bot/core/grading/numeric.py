@@ -54,6 +54,8 @@ def _build_units() -> dict[str, Unit]:
         add((f"{p}flops", f"{w}flops", f"{p}flop", f"{w}flop"), "flops", f, "dec")
         add((f"{p}flop/s", f"{w}flop/s", f"{p}flops/s", f"{w}flops/s"), "flops", f, "dec")
         add((f"{p}w", f"{w}watt", f"{w}watts"), "power", f, "dec")
+        add((f"{p}wh", f"{w}watt-hour", f"{w}watt-hours"), "energy", f * 3600, "dec")
+        add((f"{p}j", f"{w}joule", f"{w}joules"), "energy", f, "dec")
     for p, f in binary.items():
         w = bin_words[p]
         add((f"{p}b", f"{w}byte", f"{w}bytes"), "data", f, "bin")
@@ -99,6 +101,19 @@ _AFTER = re.compile(
 )
 
 
+def _continues(current: int, word: str) -> bool:
+    """Whether number ``word`` extends a number whose last part so far is ``current``:
+    "twenty" + "five", "hundred" + "five", "two" + "hundred"; not "three" + "four"."""
+    if word not in _NUMBER_WORDS:
+        return True  # a scale: "hundred", "thousand"
+    value = _NUMBER_WORDS[word]
+    if current == 0:
+        return True  # right after a scale: "two thousand five"
+    if current % 100 == 0:
+        return value < 100
+    return current % 10 == 0 and current % 100 >= 20 and value < 10
+
+
 def words_to_digits(text: str) -> str:
     """Replace runs of number words with digits: "nine hundred" -> "900"."""
     parts = re.split(r"(\s+|-)", text)
@@ -122,7 +137,13 @@ def words_to_digits(text: str) -> str:
             if word == "and":
                 pending_sep.append(part)
                 continue
+            leading = part[: len(part) - len(part.lstrip(".,;:!?()"))]
+            if in_run and (leading or not _continues(current, word)):
+                # "seven (one per …)", "three four": two numbers, not one.
+                flush()
+                out.extend(pending_sep)
             pending_sep.clear()
+            out.append(leading)
             if word in _NUMBER_WORDS:
                 current += _NUMBER_WORDS[word]
             elif word == "hundred":
@@ -250,6 +271,8 @@ def _fit(unit_text: str, key: NumericKey) -> tuple[Fit, float]:
     target = key.unit
     if key.counted and unit is not None and unit.name.endswith("/s"):
         return Fit.WRONG, 1.0  # "4.2e22 FLOP/s" is a rate, not the work a job takes
+    if unit is not None and target is not None and unit.dimension != target.dimension:
+        return Fit.WRONG, 1.0  # "141 GB/s" is a rate, not a size; "1000 Wh" is energy
     words = f" {' '.join(_singular(w) for w in normalize(unit_text).split())} "
     if any(f" {s} " in words for s in key.synonyms):
         if unit is not None and target is not None and unit.dimension == target.dimension:
@@ -280,6 +303,8 @@ _BARE_POWER = re.compile(r"(?<![\w.])10\s*(?:\^|\*\*)\s*([-+]?\d+)")
 _GPU_TIME = re.compile(
     r"\bgpus?[- ](?=(?:s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?)\b)", re.IGNORECASE
 )
+# "zero" is a number; "ZeRO" (the optimizer) and "zero-copy" are not.
+_ZERO = re.compile(r"(?<![\w-])(?:zero|Zero|ZERO)(?![\w-])")
 _FRACTIONS = {
     "half": "0.5", "third": "0.3333", "quarter": "0.25", "fifth": "0.2", "tenth": "0.1",
     "eighth": "0.125", "sixth": "0.1667", "seventh": "0.1429",
@@ -294,37 +319,91 @@ _ARITHMETIC = re.compile(
     r"\d\s*[×*/+]\s*\d|\s[x×*+-]\s*\d"
     r"|\b(?:half|twice|double|triple|times|divided|minus|plus|multiplied|quarter)\b"
 )
-# Words that say whether a figure is for one (per GPU, each way) or for all (in total, both
-# directions): when an answer gives both, the one the question asks for wins.
 # A product or generation name just before a number makes it a version, not a quantity.
 _PRODUCT = re.compile(
     r"(?:\b(?:[Gg]en|[Gg]eneration|[Vv]ersion)|\b[A-Z]{2,}[a-z]+|\b[a-z]+[A-Z][A-Za-z]*)\s*$"
 )
 _DATA_PREFIX = re.compile(r"[GTP]i?", re.IGNORECASE)
-_SCOPES = {
-    "one": frozenset({"each", "per", "one", "single", "unidirectional", "apiece"}),
-    "all": frozenset({"both", "total", "aggregate", "combined", "bidirectional", "overall"}),
+# Two scopes a figure can be stated for, each one way or the other: a link's direction (each
+# way, or both directions) and its share (per GPU, each, or in total). When an answer gives a
+# figure and restates it, the one for the scope the question asks wins.
+_WAYS = {
+    "one": re.compile(
+        r"\b(?:each|per|one|either|a|in each)\s+(?:way|direction)\b|\buni-?directional|\bone-way"
+    ),
+    "all": re.compile(r"\bboth\b|\bbi-?directional|\btwo-way|\bduplex\b"),
 }
+_ANY_WAY = re.compile("|".join(p.pattern for p in _WAYS.values()))
+_SHARE_ONE = frozenset({"each", "per", "one", "single", "apiece"})
+# "total" is the share (all GPUs) or the direction (both ways), by what it is set against.
+_TOTAL = frozenset({"total", "aggregate", "combined", "overall", "altogether"})
 _SCOPE_WINDOW = re.compile(r"(?:[^,;:.()]|(?<=\d)[,.](?=\d)){0,40}")
+_QUESTION = re.compile(r"[^.?!]*\?")
 
 
-def _scope(words: list[str]) -> str | None:
-    found = [name for name, cue in _SCOPES.items() if cue.intersection(words)]
-    return found[0] if len(found) == 1 else None
+def _one_side(sides: set[str]) -> str | None:
+    return next(iter(sides)) if len(sides) == 1 else None
+
+
+@dataclass(frozen=True, slots=True)
+class _Scope:
+    """The scopes a piece of text names: each a set of "one" and "all"."""
+
+    ways: frozenset[str]
+    shares: frozenset[str]
+    total: bool
+
+    @staticmethod
+    def of(text: str) -> _Scope:
+        folded = fold(text)
+        ways = frozenset(side for side, cue in _WAYS.items() if cue.search(folded))
+        words = set(normalize(_ANY_WAY.sub(" ", folded)).split())
+        shares = frozenset({"one"}) if _SHARE_ONE & words else frozenset()
+        return _Scope(ways, shares, bool(_TOTAL & words))
+
+    def resolved(self, *, ways_against: bool) -> tuple[str | None, str | None]:
+        """The direction and share named, one side each or None, with "total" read as
+        both directions when set against a direction or beside a share ("total per GPU")."""
+        ways, shares = set(self.ways), set(self.shares)
+        if self.total:
+            if ways_against or shares:
+                ways.add("all")
+            else:
+                shares.add("all")
+        return _one_side(ways), _one_side(shares)
+
+
+def _asked(question: Question) -> tuple[str | None, str | None]:
+    """The direction and the share the prompt asks for; its question sentence decides an
+    axis it names ("quoted as 900 GB/s bidirectional. How much in each direction?")."""
+    whole = _Scope.of(question.prompt).resolved(ways_against=False)
+    asking = _QUESTION.findall(question.prompt)
+    if not asking:
+        return whole
+    last = _Scope.of(asking[-1]).resolved(ways_against=False)
+    return (last[0] or whole[0], last[1] or whole[1])
 
 
 def _as_asked(question: Question, text: str, readings: list[Reading]) -> Reading | None:
-    """The one of ``readings`` whose scope (one or all) is the one the prompt asks for."""
-    asked = _scope(normalize(question.prompt).split())
-    if asked is None:
+    """The one of ``readings`` whose scope fits the prompt's best: a point for each scope it
+    names as asked, a point off for each it names otherwise ("900 GB/s each way" when the
+    question asks for the total)."""
+    asked = _asked(question)
+    if asked == (None, None):
         return None
-    fits = []
+    scopes = []
     for r in readings:
         window = _SCOPE_WINDOW.match(text, r.start)
-        words = normalize(window.group(0) if window else "").split()
-        if _scope(words) == asked:
-            fits.append(r)
-    return fits[0] if len(fits) == 1 else None
+        scopes.append(_Scope.of(window.group(0) if window else ""))
+    scores = []
+    for i, scope in enumerate(scopes):
+        against = any(o.ways and not o.shares for j, o in enumerate(scopes) if j != i)
+        named = scope.resolved(ways_against=against)
+        scores.append(
+            sum((n == a) - (n != a) for n, a in zip(named, asked, strict=True) if n and a)
+        )
+    best = max(scores)
+    return readings[scores.index(best)] if scores.count(best) == 1 else None
 
 
 _COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4}
@@ -348,6 +427,7 @@ def _spell_out(text: str, fractions: bool) -> str:
     text = _SCIENTIFIC.sub(r"\1e\2", text)
     text = _BARE_POWER.sub(r"1e\1", text)
     text = _GPU_TIME.sub("", text)
+    text = _ZERO.sub("0", text)
     return _FRACTION.sub(_as_fraction, text) if fractions else text
 
 
@@ -446,6 +526,34 @@ class NumericResult:
     given: str
 
 
+def _scoped(reading: Reading) -> bool:
+    """Whether ``reading`` has no unit of its own, only a scope ("450 each way")."""
+    words = normalize(reading.unit_text).split()
+    return not words or words[0] in _SHARE_ONE | _TOTAL | {"both", "in", "bidirectional"}
+
+
+def _carried(reading: Reading, before: Reading, key: NumericKey) -> Reading:
+    """``reading`` in the unit of the figure ``before`` it ("0.9 TB/s, i.e. 0.45 each way")."""
+    _, factor = _fit(before.unit_text, key)
+    return replace(reading, low=reading.low * factor, high=reading.high * factor)
+
+
+@lru_cache(maxsize=4096)
+def _prompt_words(question: Question) -> frozenset[str]:
+    return frozenset(_singular(w) for w in normalize(question.prompt).split())
+
+
+def _elsewhere(question: Question, reading: Reading) -> bool:
+    """Whether ``reading`` counts something the question does not ask about: a bare number
+    with a word that is no unit and not in the prompt ("10 lost" when SMs are asked)."""
+    words = normalize(reading.unit_text).split()
+    return (
+        reading.fit is Fit.BARE
+        and bool(words)
+        and _singular(words[0]) not in _prompt_words(question)
+    )
+
+
 def check_numeric(question: Question, answer: str) -> NumericResult:
     """Decide whether ``answer`` gives ``question``'s number (never raises)."""
     key = numeric_key(question)
@@ -473,10 +581,19 @@ def check_numeric(question: Question, answer: str) -> NumericResult:
     text, _, mark = prepared(answer, key.unit is not None and key.unit.dimension == "ratio")
     restated = [r for r in candidates if r.start >= mark] if mark >= 0 else []
     worked = mark >= 0 and bool(_ARITHMETIC.search(text[:mark]))
+    if not worked:
+        # "ninety-eight, so ~10 lost": a figure after "so" with a word of its own that the
+        # question does not use counts something else.
+        restated = [r for r in restated if not _elsewhere(question, r)]
     if worked and not restated:
         # "4 GPUs × 4 instances = 16 tenants": the result of the working is the answer.
         restated = [r for r in bare if r.start >= mark]
     first = candidates[0]
+    if not restated and not worked and first.fit is Fit.EXPLICIT and first.start < mark:
+        # "900 GB/s bidirectional, i.e. 450 each way": the unit carries over.
+        restated = [_carried(r, first, key) for r in bare if r.start >= mark and _scoped(r)]
+        if restated and _as_asked(question, text, [first, restated[0]]) is not restated[0]:
+            restated = []
     if restated and not worked and first.start < mark:
         # "128 GB/s total, i.e. ~64 GB/s each way": per-GPU or aggregate, as asked.
         scoped = _as_asked(question, text, [first, restated[0]])

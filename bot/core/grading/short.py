@@ -4,7 +4,8 @@ An answer is right when, after normalisation, it is an accepted answer or its
 acronym, contains one (a verbose answer), or is a close misspelling of one.
 Typo tolerance grows with length and never applies to short acronyms (MSP is
 not MPS), to answers whose digits differ (H100 is not H200), or to a different
-real term of the field (HBM2 is not HBM2e, MIG is not MPS).
+real term of the field (HBM2 is not HBM2e, MIG is not MPS). An answer that offers
+another term beside the right one ("MIG or MPS") is a hedge, not an answer.
 """
 
 from __future__ import annotations
@@ -14,10 +15,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from rapidfuzz import fuzz
-from rapidfuzz.distance import Levenshtein
+from rapidfuzz.distance import OSA
 
 from bot.core.content import Question
-from bot.core.grading.normalize import compact, normalize
+from bot.core.grading.normalize import compact, fold, normalize
 from bot.core.grading.numeric import words_to_digits
 from bot.core.grading.overlap import stem
 
@@ -40,7 +41,6 @@ KNOWN_TERMS = frozenset(
     )
 )  # fmt: skip
 _NEGATION = re.compile(r"\b(?:not|never|isnt|arent|no)\s+$")
-_HEDGE = re.compile(r"\b(?:or|maybe|either)\b")
 _CONDITION = re.compile(r"\b(?:unless|except|other than|instead of|rather than)\b")
 _ACRONYM_MAX = 4
 _ORDINALS = {
@@ -58,11 +58,27 @@ _ORDINALS = {
 _ABBREVIATIONS = {"gen": "generation", "gens": "generations"}
 
 
+def _slips(form: str) -> set[str]:
+    """Every slip of ``form``: one letter left out, or two neighbouring letters swapped ("non"
+    for "none", "thrid" for "third"): the slips of a hand, which, unlike a changed or added
+    letter, seldom spell another word."""
+    drops = {form[:i] + form[i + 1 :] for i in range(len(form))}
+    swaps = {form[:i] + form[i + 1] + form[i] + form[i + 2 :] for i in range(len(form) - 1)}
+    return (drops | swaps) - {form}
+
+
+# Ordinals and their slips ("thrid", "eigth", "forth"), as 1st/2nd/3rd; "eight" stays 8.
+_ORDINAL_FORMS = {
+    typed: n for w, n in _ORDINALS.items() for typed in _slips(w) if words_to_digits(typed) == typed
+} | _ORDINALS
+
+
 @lru_cache(maxsize=8192)
 def prepare(text: str) -> str:
-    """``normalize`` plus number words as digits, ordinals as 1st/2nd, and "gen" spelt out."""
+    """``normalize`` plus number words as digits, ordinals (and their slips: "thrid") as
+    1st/2nd/3rd, and "gen" spelt out."""
     normal = normalize(words_to_digits(normalize(text)))
-    words = [_ABBREVIATIONS.get(w, _ORDINALS.get(w, w)) for w in normal.split()]
+    words = [_ABBREVIATIONS.get(w) or _ORDINAL_FORMS.get(w, w) for w in normal.split()]
     return " ".join(words)
 
 
@@ -79,6 +95,7 @@ class ShortKey:
     patterns: tuple[re.Pattern[str], ...]
     terms: frozenset[str]
     stemmed: tuple[re.Pattern[str], ...]
+    words: frozenset[str] = frozenset()  # four-letter words ("none"), not acronyms ("NVLS")
 
 
 def _acronym(normal: str) -> str:
@@ -127,7 +144,10 @@ def short_key(question: Question) -> ShortKey:
     stemmed = tuple(
         re.compile(r"(?<!\w)" + re.escape(_stems(f)) + r"(?!\w)") for f in forms if " " in f
     )
-    return ShortKey(forms, compacts, patterns, frozenset(KNOWN_TERMS - compacts), stemmed)
+    words = frozenset(
+        a for a in question.accepted if len(a) == _ACRONYM_MAX and a.isalpha() and a.islower()
+    )
+    return ShortKey(forms, compacts, patterns, frozenset(KNOWN_TERMS - compacts), stemmed, words)
 
 
 def _digits(text: str) -> str:
@@ -157,14 +177,16 @@ def _close(given: str, form: str, key: ShortKey) -> bool:
         return False
     budget = _typo_budget(len(form))
     if budget == 0:
-        return False
-    return Levenshtein.distance(given, form, score_cutoff=budget) <= budget
+        # A word, not an acronym, may lose or swap a letter: "non" for "none".
+        return form in key.words and given in _slips(form)
+    # A swap of two neighbouring letters is one slip ("cohrot" for "cohort").
+    return OSA.distance(given, form, score_cutoff=budget) <= budget
 
 
-def _mentions_other_term(normal: str, key: ShortKey, span: tuple[int, int]) -> bool:
-    rest = (normal[: span[0]] + " " + normal[span[1] :]).split()
-    return any(w in key.terms for w in rest) or any(
-        " ".join(rest[i : i + 2]) in key.terms for i in range(len(rest) - 1)
+def _mentions_other_term(normal: str, key: ShortKey) -> bool:
+    words = normal.split()
+    return any(w in key.terms for w in words) or any(
+        "".join(words[i : i + 2]) in key.terms for i in range(len(words) - 1)
     )
 
 
@@ -181,15 +203,49 @@ def identifiers(question: Question) -> frozenset[str]:
     )
 
 
+_SEPARATORS = re.compile(r"[./_]")
+_SEGMENT_EDGE = re.compile(r"[./_\-]")
+
+
+def _identifier_slip(token: str, form: str) -> bool:
+    """Whether ``token`` is the identifier ``form`` with one slip of the hand ("nvida.com/…",
+    "…_PRIORTY", "gpu.prodcut", "pod-group" run together): one letter left out, added,
+    changed, or two swapped, inside a word of at least three letters that holds no digit,
+    with every dot, slash and underscore in place, and not a plural ("…_THREADS_…") or
+    another term of the field."""
+    if OSA.distance(token, form, score_cutoff=1) != 1:
+        return False
+    if _SEPARATORS.findall(token) != _SEPARATORS.findall(form):
+        return False
+    head = 0
+    while head < min(len(token), len(form)) and token[head] == form[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(token), len(form)) - head and token[-1 - tail] == form[-1 - tail]:
+        tail += 1
+    # The words the slip touched, in the form and in the answer (a hyphen's two words).
+    start = max((m.end() for m in _SEGMENT_EDGE.finditer(form, 0, head)), default=0)
+    stop = next((m.start() for m in _SEGMENT_EDGE.finditer(form, len(form) - tail)), len(form))
+    stop = max(stop, len(form) - tail)
+    meant = form[start:stop]
+    typed = token[start : stop + len(token) - len(form)]
+    if _digits(meant) or sum(ch.isalpha() for ch in meant) < 3 or compact(typed) in KNOWN_TERMS:
+        return False
+    return typed.rstrip("s") != meant.rstrip("s")
+
+
 def _identifier_verdict(question: Question, answer: str) -> bool | None:
-    """True when the answer holds an accepted identifier exactly, False when it holds a
-    near miss of one ("nvidia.com/mig.config.state", "…_THREADS_…"), else None."""
+    """True when the answer holds an accepted identifier exactly or with one slip of the
+    hand, False when it holds a near miss of one ("nvidia.com/mig.config.state",
+    "…_THREADS_…"), else None."""
     forms = identifiers(question)
     if not forms:
         return None
     tokens = [t.strip(_TOKEN_EDGE) for t in re.split(r"[^\w.\-/]+", answer.casefold())]
     found = [t for t in tokens if t and _IDENTIFIER.fullmatch(t)]
     if any(t in forms for t in found):
+        return True
+    if any(_identifier_slip(t, f) for t in found for f in forms):
         return True
     for token in found:
         flat = compact(token)
@@ -198,8 +254,108 @@ def _identifier_verdict(question: Question, answer: str) -> bool | None:
     return None
 
 
+# Where a clause ends: punctuation (not a dot, comma or colon inside a name or a number), a
+# dash between spaces.
+_CLAUSE = re.compile(r"[;!?()\[\]{}]|:(?=\s|$)|(?<!\d),|,(?!\d)|\s-+\s|\.(?=\s|$)")
+# "X or Y", "X / Y", and "X/Y" between two plain words (not "nvidia.com/gpu", not "TB/s").
+_OR = re.compile(r"\s+(?:or|/)\s+")
+_SLASHED = re.compile(r"(?<![\w./:=-])([\w-]{2,})/([\w-]{2,})(?![\w./:=-])")
+# A clause that offers an alternative to what came before: ", or Y", ", maybe Y".
+_OFFER = re.compile(
+    r"(?:but\s+)?(?:or\s+)?(?:maybe|perhaps|possibly|probably|(?:it\s+)?(?:could|might)"
+    r"\s+(?:also\s+)?be|or)\s+"
+)
+# What follows these words is not an alternative answer: a condition, a denial, a contrast.
+_CUT = re.compile(
+    r"\b(?:unless|except|other than|instead of|rather than|not|never|neither|nor|but|vs|versus"
+    r"|whether|if)\b"
+)
+# No second term after the "or": a vague tail ("or whatever", "or so", "or later"), or
+# another name for the same thing ("or just …", "or … for short").
+_NO_RIVAL = frozenset(
+    {"whatever", "whichever", "so", "similar", "something", "thereabouts", "equivalent",
+     "later", "newer", "above", "higher", "more", "not", "anything", "like", "such", "other",
+     "others", "whatnot", "else", "otherwise", "just", "simply", "equivalently", "aka",
+     "called", "known", "short", "formally", "officially", "in"}
+)  # fmt: skip
+_OFFER_MAX_WORDS = 4  # ", maybe HBM3e on newer parts", not a sentence
+_NEAR = 2  # words between the accepted term and the "or" ("best effort one or ...")
+_HEDGE_WORD = re.compile(r"\b(?:or|maybe|perhaps|possibly|probably|could|might)\b|/")
+
+
+def _rival(text: str) -> bool:
+    """Whether ``text`` reads as a second term: a few words (a name with dots is one), not a
+    vague tail or an alias; beyond two words, it must name a term of the field ("HBM3e on
+    newer parts", not "the scheduler skips them")."""
+    words = prepare(text).split()
+    typed = len(text.split())
+    if not words or words[0] in _NO_RIVAL or typed > _OFFER_MAX_WORDS:
+        return False
+    return typed <= 2 or bool(KNOWN_TERMS.intersection(words))
+
+
+def _vague(text: str) -> bool:
+    words = prepare(text).split()
+    return not words or words[0] in _NO_RIVAL
+
+
+def _beside(question: Question, text: str, *, at_end: bool) -> bool:
+    """Whether the accepted term in ``text`` stands next to its end (or start), where an "or"
+    joins it: "it's best effort | or equal share", not "mixed because single hides them |
+    or lumps them"."""
+    normal = prepare(text)
+    ends = [m.end() if at_end else m.start() for p in short_key(question).patterns
+            for m in p.finditer(normal)]  # fmt: skip
+    if not ends:
+        return True  # named by a typo or an identifier: the whole piece is the term
+    gap = normal[max(ends) :] if at_end else normal[: min(ends)]
+    return len(gap.split()) <= _NEAR
+
+
+def _hedges(question: Question, answer: str) -> bool:
+    """Whether ``answer`` offers another term beside an accepted one: "MIG or MPS", "3rd or
+    4th", "HBM3, maybe HBM3e". Another name of the same thing ("…Range, or cuCtx…Range in the
+    driver API"), a vague tail ("or whatever"), and an "or" after a condition or a denial
+    ("unless you pick single or mixed", "a hint, not preemption or priority") are no hedge."""
+    named = False
+    rival = False  # the answer opened with another term on its own ("Equal Share, or …")
+    for n, clause in enumerate(_CLAUSE.split(fold(answer))):
+        clause = _SLASHED.sub(r"\1 / \2", clause.strip())
+        if not clause:
+            continue
+        offer = _OFFER.match(clause)
+        if offer is not None:
+            clause = clause[offer.end() :]
+        cut = _CUT.search(clause)
+        head = clause[: cut.start()] if cut else clause
+        parts = [a.removeprefix("either ") for a in _OR.split(head) if a.strip()]
+        gives = [_gives(question, a) for a in parts]
+        if offer is not None and (
+            (named and _rival(head) and not any(gives)) or (rival and gives[:1] == [True])
+        ):
+            return True
+        rival = n == 0 and len(parts) == 1 and not gives[0] and _rival(head)
+        for i, part in enumerate(parts):
+            if gives[i] or _vague(part):
+                continue
+            before = i > 0 and gives[i - 1] and _beside(question, parts[i - 1], at_end=True)
+            after = i + 1 < len(parts) and gives[i + 1]
+            if before or (after and _beside(question, parts[i + 1], at_end=False)):
+                return True
+        named = named or any(gives)
+    return False
+
+
 def check_short(question: Question, answer: str) -> bool:
-    """Whether ``answer`` gives one of ``question``'s accepted answers (never raises)."""
+    """Whether ``answer`` gives one of ``question``'s accepted answers, and no other term
+    beside it (never raises)."""
+    if not _gives(question, answer):
+        return False
+    return not (_HEDGE_WORD.search(fold(answer)) and _hedges(question, answer))
+
+
+def _gives(question: Question, answer: str) -> bool:
+    """Whether ``answer`` names one of ``question``'s accepted answers."""
     key = short_key(question)
     normal = prepare(answer)
     if not normal:
@@ -213,23 +369,24 @@ def check_short(question: Question, answer: str) -> bool:
         return True
     if any(_close(normal, form, key) for form in key.normals):
         return True
-    # "or" in an aside ("unless you pick single or mixed") is no hedge about the answer.
+    # A term named only in a condition ("single, unless it is none") is not the answer.
     condition = _CONDITION.search(normal)
     head = normal[: condition.start()] if condition else normal
-    hedged = bool(_HEDGE.search(head))
     for pattern in key.patterns:
         for m in pattern.finditer(normal):
             if _NEGATION.search(normal[: m.start()]):
                 continue
+            if m.group(0).replace(" ", "") in key.terms:
+                continue  # a plural that spells another term: "MP" + "s" is MPS
             after = condition is not None and m.start() >= condition.start()
-            if after and _mentions_other_term(head, key, (0, 0)):
-                continue  # "single, unless it is none" answers "single"
-            return not (hedged and _mentions_other_term(normal, key, m.span()))
+            if after and _mentions_other_term(head, key):
+                continue
+            return True
     # "time-sliced sharing" for "time-slicing": the same words, other endings.
     stems = _stems(normal)
     for pattern in key.stemmed:
         found = pattern.search(stems)
-        if found and not _NEGATION.search(stems[: found.start()]) and not hedged:
+        if found and not _NEGATION.search(stems[: found.start()]):
             return True
     # A verbose answer with a typo: "its the multi proces service".
     if len(normal) <= 400:
