@@ -3,10 +3,10 @@
 An answer names a choice by its letter (``B``, ``b)``, ``(b)``, ``option b``), by its
 place ("the second one", "option three"), by its text in any case and punctuation with
 small typos forgiven, or by a distinctive fragment of it ("about 3.35 TB/s", "the one
-with media engines"). Only words that no other choice has count for a fragment, and the
-choice the fragment fits best is the one named, right or wrong. A choice named only to
-be denied ("not memory isolation only", "except the L4", "the L4 can't do it" beside
-another choice) does not count.
+with media engines"). Against each rival only the words that tell the two apart count for
+a fragment, and the choice the fragment fits best is the one named, right or wrong. A
+choice named only to be denied ("not memory isolation only", "except the L4", "the L4
+can't do it" beside another choice) does not count.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import pairwise
 
 import Stemmer
 from rapidfuzz import fuzz
@@ -280,7 +281,8 @@ ABBREVIATIONS = {
     # "concurrently" overlaps, "smaller" is less.
     "integer": "whole number", "integers": "whole numbers", "concurrent": "overlap",
     "concurrently": "overlap", "concurrency": "overlap", "simultaneous": "overlap",
-    "simultaneously": "overlap", "smaller": "less", "fewer": "less",
+    "simultaneously": "overlap", "smaller": "lower", "fewer": "lower", "less": "lower",
+    "bigger": "higher", "larger": "higher", "greater": "higher", "zero": "0",
 }  # fmt: skip
 # A denial ends where a complement starts: "no sharing of an allocated device" denies the
 # sharing, not the device; "not shared between containers" keeps the containers.
@@ -307,9 +309,12 @@ for _pair in _OPPOSITES:
 def _word_stems(words: list[str]) -> list[str]:
     out: list[str] = []
     for word in words:
+        word = _QUANTIFIERS.get(word, word)
         if re.fullmatch(r"\d+(?:\.\d+)?x", word):
             out.append(word)
             continue
+        if _MODEL.fullmatch(word):  # "A100" and "H100" are not both "100"
+            out.append(_stem(word))  # "the A100's" is the A100
         if _VERSION.fullmatch(word):  # "R580.82.07" is also the 580 branch
             out.append(word.split(".")[0].lstrip("r"))
         for part in _SPLIT_NUMBER.sub(" ", word).split():
@@ -329,14 +334,28 @@ _GLUED = re.compile(r"^(v?gpu)([a-z]{3,})$")
 _PER = re.compile(r"\bper ([^\W\d_]+)")
 # Verbs that say nothing of a choice: "it gets clamped" is "it is clamped".
 _LIGHT = frozenset({"get", "gets", "got", "getting", "gotten"})
-# Common words kept because their opposite says the reverse: "the same VM", "different VMs".
-_KEPT = frozenset({"same", "before", "after"})
+# Common words kept because their opposite says the reverse: "the same VM", "different VMs";
+# and the words that say how many: "restarts all workers", "only the failed one".
+_KEPT = frozenset({"same", "before", "after", "all", "only", "both"})
+_KEPT_STEMS = frozenset(map(_stem, _KEPT))
+# Words that say "all" or "only" in other words.
+_QUANTIFIERS = {
+    "every": "all", "everybody": "all", "everyone": "all", "everything": "all",
+    "just": "only", "solely": "only", "exclusively": "only",
+}  # fmt: skip
+_CONSTANT = re.compile(r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b")
+_BE = frozenset({"be", "been", "being"})
+# A verdict after the words it judges: "kernels yes, copies no".
+_VERDICT_WORDS = frozenset({"no", "nope"})
+# A product or model name: letters then digits ("H100", "A100", "L40S", "T4", "r580").
+_MODEL = re.compile(r"[a-z]+\d+[a-z]*")
 _VERSION = re.compile(r"r?\d+\.\d+\.\d+")
 
 
 # "one" standing for a choice is no number: "the memory one", "the 580 branch one".
 _PRONOUN_ONE = re.compile(
     r"\b([^\W\d_][\w.-]*)\s+ones?\b(?=\s*(?:$|[,;:.!?)/—-]|(?:and|or|nor|but|not|too)\b))"
+    r"|\b((?:the|that|this)\s+[^\W\d_][\w.-]*)\s+ones?\b"  # "the failed one restarts"
 )
 
 
@@ -355,15 +374,29 @@ def polar_words(text: str) -> tuple[tuple[str, bool], ...]:
     from bot.core.grading.numeric import words_to_digits
 
     out: list[tuple[str, bool]] = []
+    text = _CAMEL.sub(lambda m: " ".join(re.findall(r"[A-Z]?[a-z]+", m.group(0))), text)
+    # CUDA_MPS_CLIENT_PRIORITY is one name, not four words (optim_grads_params is three).
+    text = _CONSTANT.sub(lambda m: m.group(0).replace("_", ""), text)
     # A dot inside a name ("gpu.shared", "nvidia.com") ends no clause.
+    carried = False
     for clause in re.split(r"[,;!?()]+(?!\d)|\.+(?!\w)|\bbut\b|\bwhile\b|\bwhereas\b", fold(text)):
-        clause = _PRONOUN_ONE.sub(r"\1", clause)
+        clause = _PRONOUN_ONE.sub(lambda m: m.group(1) or m.group(2), clause)
         plain = _PER.sub(r"per\1 \1", plain_paraphrases(normalize(clause)))
         normal = _TIMES.sub(r"\1x", normalize(words_to_digits(plain)))
         words = normal.split()
+        if carried and words:  # "never, only within a ClusterQueue" as "Never: ..."
+            words = ["not", *words]
+        carried = len(words) == 1 and words[0] in _DENY_CUES
+        if (
+            len(words) > 1
+            and words[-1] in _VERDICT_WORDS
+            and not _DENY_CUES.intersection(words[:-1])
+        ):
+            words = ["not", *words[:-1]]  # a verdict after the words: "copies no"
         cut = next((i for i, w in enumerate(words) if w in _DENY_CUES), len(words))
         head, tail = words[:cut], words[cut + 1 :]
-        short_subject = 0 < len(head) <= 3 and len(tail) <= 2
+        # "MIG can't be time-sliced" denies MIG: little is said after the cue.
+        short_subject = 0 < len(head) <= 3 and len([w for w in tail if w not in _BE]) <= 2
         if cut < len(words) and words[cut] in _DENY_SUBJECT and short_subject:
             head, tail = [], head + tail
         stop = next((i for i, w in enumerate(tail) if i and w in _COMPLEMENT), len(tail))
@@ -395,20 +428,26 @@ def fragment_key(question: Question) -> FragmentKey:
     worth = {}
     for w, n in counts.items():
         base = 2.0 if any(ch.isdigit() for ch in w[0]) else 1.0  # numbers say more
+        if w[0] in _KEPT_STEMS:
+            base = 0.5  # "only", "all", "same": light words that tip, not decide
         worth[w] = 0.0 if n >= many and many > 1 else base / n
     plain = tuple(frozenset(w for w, _ in words) for words in sets)
     return FragmentKey(tuple(sets), plain, worth)
 
 
-def _clashing(text: str, choice: str, opposites: set[str]) -> set[str]:
-    """The opposites that clash: an answer that says both words of a pair, in the choice's
-    order, agrees with it ("lower number = higher priority"); in the other order it is a
-    swap ("higher number = lower priority")."""
+def _clashing(said: list[str], choice: str, opposites: set[str]) -> set[str]:
+    """The opposites that clash with an answer of the words ``said``: an answer that says
+    both words of a pair, in the choice's order, agrees with it ("lower number = higher
+    priority"); in the other order it is a swap ("higher number = lower priority")."""
     if not opposites:
         return opposites
-    said, meant = content_words(text), content_words(choice)
+    meant = content_words(choice)
     clash = set()
     for o in opposites:
+        if o not in said and all(
+            said.count(w) <= meant.count(w) for w in OPPOSITE.get(o, ()) if w in said
+        ):
+            continue  # the choice says both, the answer one as often: "time-sliced only"
         pairs = [w for w in OPPOSITE.get(o, ()) if w in said and w in meant and o in said]
         if not pairs or any(
             (said.index(w) < said.index(o)) != (meant.index(w) < meant.index(o)) for w in pairs
@@ -423,7 +462,7 @@ def _fragment_named(text: str, question: Question, lone_share: float = 0.34) -> 
     A word the answer denies where the choice asserts it (or the reverse), or the opposite
     of one of the choice's words, counts against that choice."""
     key = fragment_key(question)
-    given = _unprefixed(frozenset(polar_words(text)), key)
+    given, said = _echo_dropped(_unprefixed(frozenset(polar_words(text)), key), text, question, key)
     if not given:
         return None
     flipped = {(w, not p) for w, p in given}
@@ -432,9 +471,9 @@ def _fragment_named(text: str, question: Question, lone_share: float = 0.34) -> 
     for i, words in enumerate(key.words):
         weight = sum(key.worth[w] for w in words & given)
         against = sum(max(key.worth[w], 0.5) for w in words & flipped)
-        against += 2.0 * len(_clashing(text, question.choices[i], opposites & key.plain[i]))
+        against += 2.0 * len(_clashing(said, question.choices[i], opposites & key.plain[i]))
         total = sum(key.worth[w] for w in words) or 1.0
-        scored.append((weight - against, weight / total, i, against))
+        scored.append((weight - against, (weight - against) / total, i, against))
     scored.sort(reverse=True)
     weight, share, index, contradicted = scored[0]
     runner = max(scored[1][0], 0.0) if len(scored) > 1 else 0.0
@@ -445,10 +484,45 @@ def _fragment_named(text: str, question: Question, lone_share: float = 0.34) -> 
     lone = weight >= 1.0 and share >= lone_share and 3 * runner <= weight
     # A short answer whose every word that any choice has is in this one, one of them in
     # no other: "still alpha in 1.35", "via host RAM", "pack it in one NVLink box".
-    alone = weight >= 1.0 and _only_fit(given, key, index)
-    if (strong or lone or alone) and weight >= 2 * runner:
-        return index
-    return None
+    alone = weight >= 1.0 and not contradicted and _only_fit(given, key, index)
+    if not (strong or lone or alone):
+        return None
+    # Against each rival, only the words that tell the two apart count: "all pool workers on
+    # the same host" fits "every pool worker on that host" over "every worker on every host
+    # of the rack" by "pool", whatever the two share.
+    denied = {i: a for _, _, i, a in scored}
+    for j in range(len(key.words)):
+        mine = sum(key.worth[w] for w in (key.words[index] - key.words[j]) & given)
+        theirs = sum(key.worth[w] for w in (key.words[j] - key.words[index]) & given) - denied[j]
+        if j != index and mine < 2 * theirs:
+            return None
+    return index
+
+
+@lru_cache(maxsize=4096)
+def _prompt_pairs(question: Question) -> frozenset[tuple[str, str]]:
+    """The question's pairs of neighbouring meaningful words ("higher priority")."""
+    words = content_words(question.prompt)
+    return frozenset(pairwise(words))
+
+
+def _echo_dropped(
+    given: frozenset[tuple[str, bool]], text: str, question: Question, key: FragmentKey
+) -> tuple[frozenset[tuple[str, bool]], list[str]]:
+    """``given`` without the words the answer repeats from the question in its order ("lower
+    number = higher priority" to "which value means the higher priority?"): they restate the
+    question, not a choice. Kept when nothing else in the answer is a choice's word. Also
+    the answer's words in order, less the repeated ones."""
+    pairs = _prompt_pairs(question)
+    words = content_words(text)
+    spans = [i for i in range(len(words) - 1) if (words[i], words[i + 1]) in pairs]
+    places = {j for i in spans for j in (i, i + 1)}
+    said = [w for j, w in enumerate(words) if j not in places]
+    if not places:
+        return given, words
+    rest = frozenset(w for w in given if w[0] in said)
+    known = frozenset().union(*key.plain)
+    return (rest, said) if any(w in known for w, _ in rest) else (given, words)
 
 
 def _unprefixed(
@@ -1222,7 +1296,10 @@ def _contradicted(answer: str, question: Question, index: int) -> bool:
     key = fragment_key(question)
     given = frozenset(polar_words(answer))
     opposites = {o for w, p in given if p for o in OPPOSITE.get(w, ())}
-    return bool(_clashing(answer, question.choices[index], opposites & key.plain[index]))
+    clashing = _clashing(
+        content_words(answer), question.choices[index], opposites & key.plain[index]
+    )
+    return bool(clashing)
 
 
 @lru_cache(maxsize=4096)

@@ -1,0 +1,232 @@
+"""Choice answers in the writer's own words: which words point to a choice.
+
+- Against each rival, only the words that tell the two choices apart count: words a
+  choice shares with another neither help nor hurt it against that one.
+- "all", "every", "only", "just", "both" say which; "A100" and "H100" are two names, not
+  "100" twice; CUDA_MPS_CLIENT_PRIORITY is one name; a CamelCase name is its words.
+- Words the answer repeats from the question, in the question's order ("higher priority"
+  for "which value means the higher priority?"), restate the question, not a choice.
+- A verdict after the words ("copies no") denies them; a lone "never," denies what follows,
+  as "Never: ..." does in a choice; "smaller", "fewer" and "less" are "lower", "bigger",
+  "larger" and "greater" are "higher", "zero" is 0.
+- An answer that says one of a pair of opposites more often than the choice, where the
+  choice has the other, has swapped them ("higher numbers are higher priority").
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bot.core.content import Question
+from bot.core.grading import Verdict, grade
+from tests.support import choice_question
+
+
+def verdict(question: Question, answer: str) -> Verdict:
+    return grade(question, answer).verdict
+
+
+def answered(question: Question, answer: str) -> bool:
+    return grade(question, answer).answered
+
+
+RESTART = choice_question(
+    "choice",
+    [
+        "Restarts all workers from the last checkpoint",
+        "Restarts only the failed worker",
+        "Continues with one worker fewer",
+        "Moves the worker to a spare node",
+    ],
+    "Restarts all workers from the last checkpoint",
+    prompt="One worker of a job crashes. What does the launcher do?",
+)
+CRASH = choice_question(
+    "choice",
+    [
+        "Only the tenant that caused it",
+        "Every pool tenant on that card",
+        "Every tenant on every card of the rack",
+        "None: the pool replays the work transparently",
+    ],
+    "Every pool tenant on that card",
+    prompt="One tenant of a shared pool hits a fatal fault. Which tenants are affected?",
+)
+RATIO = choice_question(
+    "choice",
+    [
+        "The generation gain: the H100's 900 GB/s is 1.5x the A100's 600 GB/s",
+        "The PCIe Gen6 bandwidth",
+        "The C2C link figure",
+        "The H100's memory bandwidth",
+    ],
+    "The generation gain: the H100's 900 GB/s is 1.5x the A100's 600 GB/s",
+    prompt="Where does the wrong 1.5 TB/s figure come from?",
+)
+SCOPE = choice_question(
+    "choice",
+    [
+        "Only work inside each process's context; between clients CUDA_MPS_CLIENT_PRIORITY decides",
+        "All work of both processes, globally",
+        "Nothing at all",
+        "Only copies between the processes",
+    ],
+    "Only work inside each process's context; between clients CUDA_MPS_CLIENT_PRIORITY decides",
+    prompt="Two processes share a GPU and each makes a high-priority stream. What is ordered?",
+)
+COPIES = choice_question(
+    "choice",
+    [
+        "Only compute kernels, not memory copies",
+        "Only memory copies, not kernels",
+        "Kernels and copies alike",
+        "Only host callbacks",
+    ],
+    "Only compute kernels, not memory copies",
+    prompt="Which operations does a stream's priority affect?",
+)
+DIRECTION = choice_question(
+    "choice",
+    [
+        "The numerically lower value; 0 is the default",
+        "The numerically higher value; 0 is the lowest",
+        "Any non-zero value",
+        "A string such as 'high'",
+    ],
+    "The numerically lower value; 0 is the default",
+    prompt="Which value means the higher priority?",
+)
+QUEUES = choice_question(
+    "choice",
+    [
+        "When the victim's queue borrowed over its quota",
+        "Whenever the preemptor has a higher priority",
+        "Never: preemption is only within a queue",
+        "Only when the victim has no pods",
+    ],
+    "When the victim's queue borrowed over its quota",
+    prompt="When can one queue preempt another queue's workload?",
+)
+RPCS = choice_question(
+    "choice",
+    ["ListAndWatch", "GetPreferredAllocation", "PreStartContainer", "Filter"],
+    "GetPreferredAllocation",
+    prompt="Which optional call lets a device plugin suggest a set of devices?",
+)
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        ("all workers restart", Verdict.CORRECT),
+        ("everybody restarts, not just the failed one", Verdict.CORRECT),
+        ("every worker restarts", Verdict.CORRECT),
+        ("only the failed one restarts", Verdict.INCORRECT),
+        ("just the failed worker", Verdict.INCORRECT),
+    ],
+)
+def test_all_and_only_say_which_choice(answer: str, expected: Verdict) -> None:
+    assert verdict(RESTART, answer) is expected
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        ("a ratio against the A100, not a bandwidth", Verdict.CORRECT),
+        ("it's H100 vs A100", Verdict.CORRECT),
+        ("the H100's bandwidth", Verdict.INCORRECT),
+        ("the H100 memory", Verdict.INCORRECT),
+    ],
+)
+def test_model_names_are_names_not_their_number(answer: str, expected: Verdict) -> None:
+    assert verdict(RATIO, answer) is expected
+
+
+def test_an_environment_variable_is_one_name() -> None:
+    # The variable is one word of the right choice; the pick is the wrong one.
+    wrong = "Both processes globally, and CUDA_MPS_CLIENT_PRIORITY only affects copies"
+    assert verdict(SCOPE, wrong) is not Verdict.CORRECT
+    right = "within each process; across clients it's CUDA_MPS_CLIENT_PRIORITY"
+    assert verdict(SCOPE, right) is Verdict.CORRECT
+
+
+def test_a_camel_case_name_is_read_as_its_words() -> None:
+    assert verdict(RPCS, "the preferred allocation one") is Verdict.CORRECT
+    assert verdict(RPCS, "the list and watch one") is Verdict.INCORRECT
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        ("kernels yes, copies no", Verdict.CORRECT),
+        ("kernels: yes. copies: no", Verdict.CORRECT),
+        ("copies yes, kernels no", Verdict.INCORRECT),
+        ("kernels no", Verdict.INCORRECT),
+    ],
+)
+def test_a_verdict_after_the_words_denies_them(answer: str, expected: Verdict) -> None:
+    assert verdict(COPIES, answer) is expected
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        ("lower number = higher priority, 0 is default", Verdict.CORRECT),
+        ("numerically lower = higher priority", Verdict.CORRECT),
+        ("the smaller number wins; zero is the default priority", Verdict.CORRECT),
+        ("smaller numbers", Verdict.CORRECT),
+        ("higher number = higher priority", Verdict.INCORRECT),
+        ("higher value means higher priority", Verdict.INCORRECT),
+        ("the bigger number", Verdict.INCORRECT),
+    ],
+)
+def test_words_repeated_from_the_question_name_no_choice(answer: str, expected: Verdict) -> None:
+    assert verdict(DIRECTION, answer) is expected
+
+
+def test_a_lone_never_denies_what_follows_it() -> None:
+    assert verdict(QUEUES, "never, only within a queue") is Verdict.INCORRECT
+    assert verdict(QUEUES, "only to reclaim borrowed quota") is Verdict.CORRECT
+
+
+def test_an_opposite_said_more_often_than_the_choice_says_it_is_a_swap() -> None:
+    checklist = choice_question(
+        "multi",
+        [
+            "Lower numbers mean higher priority",
+            "Out-of-range values are clamped",
+            "They preempt running kernels",
+        ],
+        ["Lower numbers mean higher priority", "Out-of-range values are clamped"],
+    )
+    assert verdict(checklist, "lower = higher, clamped") is Verdict.CORRECT
+    assert verdict(checklist, "clamped, and higher numbers are higher priority") is not (
+        Verdict.CORRECT
+    )
+    rules = choice_question(
+        "choice",
+        [
+            "Time-sliced vGPUs only, and every peer must be in the same VM",
+            "MIG-backed vGPUs only",
+            "Any vGPUs in any VMs",
+        ],
+        "Time-sliced vGPUs only, and every peer must be in the same VM",
+    )
+    assert verdict(rules, "time-sliced only, same VM") is Verdict.CORRECT
+
+
+SHARED = ["tenant", "tenants", "every", "all", "card", "on that card", "affected"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(SHARED), max_size=4), st.booleans())
+def test_words_two_choices_share_do_not_decide_between_them(extra: list[str], first: bool) -> None:
+    """The word "pool" tells the right choice from the rack-wide one: whatever words both
+    of them have are added, the answer keeps pointing where "pool" points."""
+    words = " ".join(extra)
+    answer = f"the pool {words}" if first else f"{words} in the pool"
+    assert verdict(CRASH, answer) is Verdict.CORRECT
+    rack = f"the rack {words}" if first else f"{words} across the rack"
+    assert verdict(CRASH, rack) is not Verdict.CORRECT
