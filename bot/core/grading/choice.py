@@ -954,11 +954,12 @@ def _figures_miss(answer: str, question: Question, index: int) -> bool:
 # (A dash between words on one line, not a bullet; for a choice question also a new line
 # or a semicolon, which in a multi answer separate the items of a list.)
 _LEAD_END = re.compile(r"(?<=\S) [-—–]+ |\.+(?:\s+|$)")
-_LEAD_END_ONE = re.compile(r"(?<=\S) [-—–]+ |\.+(?:\s+|$)|;|\n")
+_LEAD_END_ONE = re.compile(r"(?<=\S) [-—–]+ |\.+(?:\s+|$)|;|\n|,\s+")
 # Words in a remark that add to the pick, doubt it or change it: "B. C is right too".
 _UNSURE = re.compile(
     r"\b(?:or|maybe|perhaps|actually|unsure|not\s+sure|either|might|possibly|guess|wait|"
-    r"too(?![\w-])|also|as\s+well|both|plus|and\s+also|correct|right|true|valid|applies|apply|works?|"
+    r"too(?![\w-])(?=\s*(?:$|[^\w\s]|(?:i|imo|tbh|though|probably|maybe|btw|honestly|and|but|or)\b))"
+    r"|also|as\s+well|both|plus|and\s+also|correct|right|true|valid|applies|apply|works?|"
     r"counts?|yes|fine|answer|rather|instead|hmm|nvm|sorry|mean|scratch|ok|okay|better|best|"
     r"needed|required|necessary|must|good|likely|close[rs]?t?|add|include|holds?|what|one\s+of|"
     r"plausible|possib\w*|could|alternativ\w*|second|tempt\w*|consider\w*|torn|between|"
@@ -1025,7 +1026,8 @@ def _lead_kept(question: Question, answer: str, key: ChoiceKey) -> set[int]:
             return set()  # "A. D, obviously" names D too; so does "A. <the text of D>"
         asked = _prompt_words(question) & remark
         saying = _SAYING.intersection(normalize(rest).split())
-        if len(asked) > 1 or (asked and saying):
+        dismissing = _DISMISSING.intersection(normalize(rest).split())
+        if (len(asked) > 1 or (asked and saying)) and not dismissing:
             return set()  # "A. D is what the PCIe H100 uses", "A, B. the kiwi can fly"
         if asks_negative(question) and _DENY_CUES.intersection(normalize(rest).split()):
             return set()  # asked what cannot fly, "A, B. the kiwi can't" adds the kiwi
@@ -1275,6 +1277,9 @@ def _comments_dropped(answer: str, question: Question, key: ChoiceKey) -> str:
 # Words that say a later sentence's choices fall short: "PreStartContainer is optional",
 # "the A30 only goes to 4".
 _LIMITING = frozenset({"optional", "only", "max", "maxes", "limited", "unsupported"})
+# Words that dismiss the choice a remark is about, whatever words of the question it uses:
+# "Best Effort would hand idle time to others", "1g.10gb is too small for 14 GB".
+_DISMISSING = _DENY_CUES | {"would", "too", "only", "just", "was", "were", "old"}
 # Verbs that say something of a choice in a remark: "the eagle and the sparrow can".
 _SAYING = frozenset({"can", "do", "does", "did", "has", "have", "is", "are", "will"})
 
