@@ -230,3 +230,30 @@ def test_words_two_choices_share_do_not_decide_between_them(extra: list[str], fi
     assert verdict(CRASH, answer) is Verdict.CORRECT
     rack = f"the rack {words}" if first else f"{words} across the rack"
     assert verdict(CRASH, rack) is not Verdict.CORRECT
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        ("all tenants on that card, other cards are fine", Verdict.CORRECT),
+        ("all the pool tenants on that card; other cards are fine", Verdict.CORRECT),
+        ("all tenants on every card", Verdict.INCORRECT),
+        ("only the one that caused it", Verdict.INCORRECT),
+    ],
+)
+def test_that_and_every_tell_one_card_from_all_of_them(answer: str, expected: Verdict) -> None:
+    assert verdict(CRASH, answer) is expected
+
+
+def test_words_two_choices_have_alike_name_neither() -> None:
+    placement = choice_question(
+        "choice",
+        [
+            "All 8 GPUs on one node, so traffic stays on NVLink",
+            "One GPU on each of 8 nodes",
+            "Any 8 free GPUs",
+        ],
+        "All 8 GPUs on one node, so traffic stays on NVLink",
+    )
+    assert not answered(placement, "one node")
+    assert verdict(placement, "one node, NVLink") is Verdict.CORRECT

@@ -335,8 +335,9 @@ _PER = re.compile(r"\bper ([^\W\d_]+)")
 # Verbs that say nothing of a choice: "it gets clamped" is "it is clamped".
 _LIGHT = frozenset({"get", "gets", "got", "getting", "gotten"})
 # Common words kept because their opposite says the reverse: "the same VM", "different VMs";
-# and the words that say how many: "restarts all workers", "only the failed one".
-_KEPT = frozenset({"same", "before", "after", "all", "only", "both"})
+# and the words that say how many or which: "restarts all workers", "only the failed one",
+# "on that GPU" (against "on every GPU").
+_KEPT = frozenset({"same", "before", "after", "all", "only", "both", "that"})
 _KEPT_STEMS = frozenset(map(_stem, _KEPT))
 # Words that say "all" or "only" in other words.
 _QUANTIFIERS = {
@@ -480,8 +481,8 @@ def _fragment_named(text: str, question: Question, lone_share: float = 0.34) -> 
     if contradicted and runner > 0:
         return None  # the answer denies part of its best fit and fits another too
     strong = weight >= 2.0 and (share >= 0.25 or weight >= 3.0)
-    # A lone fit may have a weak rival: "time-sliced" against a choice "at run time".
-    lone = weight >= 1.0 and share >= lone_share and 3 * runner <= weight
+    # A good share of one choice's words; rivals are weighed below.
+    lone = weight >= 1.0 and share >= lone_share
     # A short answer whose every word that any choice has is in this one, one of them in
     # no other: "still alpha in 1.35", "via host RAM", "pack it in one NVLink box".
     alone = weight >= 1.0 and not contradicted and _only_fit(given, key, index)
@@ -494,8 +495,8 @@ def _fragment_named(text: str, question: Question, lone_share: float = 0.34) -> 
     for j in range(len(key.words)):
         mine = sum(key.worth[w] for w in (key.words[index] - key.words[j]) & given)
         theirs = sum(key.worth[w] for w in (key.words[j] - key.words[index]) & given) - denied[j]
-        if j != index and mine < 2 * theirs:
-            return None
+        if j != index and (mine < 2 * theirs or (not mine and key.words[j] & given)):
+            return None  # nothing tells them apart: "one node" fits two choices alike
     return index
 
 
