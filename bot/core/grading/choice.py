@@ -81,7 +81,8 @@ _LETTER = r"[a-j](?![\w'’])"
 _JOIN = r"\s*(?:[+&/,]|\band\b)\s*"
 _LEAD_LETTERS = re.compile(
     rf"^\s*(?:(?:options?|answers?|choices?)\s*:?\s*)?({_LETTER}(?:{_JOIN}{_LETTER})*)"
-    r"(?:\s*(?:[:;,.]|-+\s)\s*(?!" + _LETTER + r")\S"  # "A, B, C, D but not E" is no lead "A, B, C"
+    r"(?:\s*(?:[,.]|-+\s)\s*(?!" + _LETTER + r")\S"  # "A, B, C, D but not E" is no lead "A, B, C"
+    r"|\s*[:;]\s*\S"  # "A, B and C; D is the old wording"
     r"|\s+(?:because|since|cause|as)\b)"  # "B because the others ..."
 )
 # Words after "A" that show it is the letter, not the article: "A is the answer", "A for sure".
@@ -380,7 +381,8 @@ def polar_words(text: str) -> tuple[tuple[str, bool], ...]:
     text = _CONSTANT.sub(lambda m: m.group(0).replace("_", ""), text)
     # A dot inside a name ("gpu.shared", "nvidia.com") ends no clause.
     carried = False
-    for clause in re.split(r"[,;!?()]+(?!\d)|\.+(?!\w)|\bbut\b|\bwhile\b|\bwhereas\b", fold(text)):
+    # "|" ends a clause too: an aside kept in its list item ("kernels only | not memcpys").
+    for clause in re.split(r"[,;!?()|]+(?!\d)|\.+(?!\w)|\bbut\b|\bwhile\b|\bwhereas\b", fold(text)):
         clause = _PRONOUN_ONE.sub(lambda m: m.group(1) or m.group(2), clause)
         plain = _PER.sub(r"per\1 \1", plain_paraphrases(normalize(clause)))
         normal = _TIMES.sub(r"\1x", normalize(words_to_digits(plain)))
@@ -706,6 +708,39 @@ _VERDICT_NO = (
     r"(?=[ \t]*(?:$|[\n,;.!)(]))"
 )  # on the line of the choice, and all of the verdict: "- No context switching" is a bullet
 _MARKED_NO = re.compile(_VERDICT_NO, re.IGNORECASE)
+
+
+# Verbs a denial may follow: "cpu and hugepages aren't", "A30 and H100 are not".
+_AUXILIARY = frozenset({"are", "is", "do", "does", "can", "will", "be"})
+
+
+def _denied_verb(words: list[str], i: int) -> bool:
+    """Whether ``words[i]`` denies a verb: "aren't", "can't", "are not" (not a bare "not")."""
+    word = normalize(words[i])
+    if word == "not":
+        return i > 0 and normalize(words[i - 1]) in _AUXILIARY
+    return word in _DENY_SUBJECT
+
+
+def _subjects_denied(answer: str, question: Question, key: ChoiceKey) -> str:
+    """``answer`` with each sentence whose subject is a list of choices and whose verb is
+    denied written as denials of them: "cpu and hugepages aren't the plugin's business" is
+    "not cpu, not hugepages ; ...". (When the question asks what does not hold, "the kiwi
+    and the emu can't" picks them, as one denied subject does.)"""
+    if asks_negative(question):
+        return answer
+    out: list[str] = []
+    for piece in re.split(r"([;!?\n]+|\.(?!\w))", answer):
+        words = piece.split()
+        cut = next((i for i, w in enumerate(words) if _denied_verb(words, i)), 0)
+        subject = words[:cut]
+        while subject and normalize(subject[-1]) in _AUXILIARY:
+            subject.pop()
+        parts = [p for p in _PARTS.split(" ".join(subject)) if p.strip()]
+        if len(parts) > 1 and all(len(_part_named(p, question, key)) == 1 for p in parts):
+            piece = " not " + ", not ".join(parts) + " ; " + " ".join(words[cut + 1 :])
+        out.append(piece)
+    return "".join(out)
 
 
 def _listed(answer: str, question: Question, key: ChoiceKey) -> tuple[set[int], set[int]]:
@@ -1187,7 +1222,7 @@ def _named_whole(question: Question, answer: str) -> set[int]:
             rest = [t for t in re.sub(r"[^\w'’]+", " ", fold(kept)).split() if t not in _FILLER]
             if rest and all(t in key.letters for t in rest):  # "A and B (C, D are optional)"
                 return letters
-        listed, denied = _listed(kept, question, key)
+        listed, denied = _listed(_subjects_denied(kept, question, key), question, key)
         denied |= _letters_denied(kept, key, asks_negative(question))
         found = listed | (letters - denied)
         if denied and not found - denied and _THE_REST.search(fold(answer)):
@@ -1270,9 +1305,22 @@ def _comments_dropped(answer: str, question: Question, key: ChoiceKey) -> str:
             and (aside or negative or limits)
             and not (negative and denies)
         )
+        if aside and _glosses(text[: m.start()], remark, question, key):
+            kept.append(f" | {remark} | ")  # "kernels only (not memcpys)" is one item
+            continue
         kept.append(" ; " if comment else " ; " + remark)
     kept.append(text[end:])
     return "".join(kept)
+
+
+def _glosses(before: str, aside: str, question: Question, key: ChoiceKey) -> bool:
+    """Whether an aside in brackets tells what the list item before it means: the item
+    alone names no choice ("kernels only" fits two), with the aside it names one ("kernels
+    only (not memcpys)")."""
+    items = [p for p in _PARTS.split(before) if p.strip()]
+    if not items or _part_named(items[-1], question, key) or _letters_named(items[-1], key)[0]:
+        return False
+    return len(_part_named(f"{items[-1]} {aside}", question, key)) == 1
 
 
 # Words that say a later sentence's choices fall short: "PreStartContainer is optional",
