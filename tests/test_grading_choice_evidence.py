@@ -257,3 +257,51 @@ def test_words_two_choices_have_alike_name_neither() -> None:
     )
     assert not answered(placement, "one node")
     assert verdict(placement, "one node, NVLink") is Verdict.CORRECT
+
+
+PRESENTED = choice_question(
+    "choice",
+    [
+        "As an SR-IOV virtual function",
+        "As a mediated device, as on older parts",
+        "As a full PCIe physical function per VM",
+        "As a CUDA MPS client",
+    ],
+    "As an SR-IOV virtual function",
+    prompt="How is a vGPU presented to the hypervisor on newer GPUs?",
+)
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        ("sriov", Verdict.CORRECT),
+        ("a VF", Verdict.CORRECT),
+        ("as a VF (sriov), mdev on older parts", Verdict.CORRECT),
+        # Outside its aside first: the aside's words are a remark.
+        ("VF via SR-IOV (older parts used mdev)", Verdict.CORRECT),
+        ("mdev", Verdict.INCORRECT),
+        ("mdev (not sriov)", Verdict.INCORRECT),
+        ("a PF per VM", Verdict.INCORRECT),
+    ],
+)
+def test_two_words_written_as_one_and_known_shorthands_are_read(
+    answer: str, expected: Verdict
+) -> None:
+    assert verdict(PRESENTED, answer) is expected
+
+
+def test_a_verb_whose_complement_is_left_out_affirms_when_the_question_asks_what_cannot() -> None:
+    schedulers = choice_question(
+        "choice",
+        ["Fixed Share", "Equal Share", "Best Effort", "All three work"],
+        "Fixed Share",
+        prompt="Which scheduler cannot be used for vGPUs of different sizes?",
+    )
+    assert verdict(schedulers, "fixed share can't, best effort and equal share can") is (
+        Verdict.CORRECT
+    )
+    assert verdict(schedulers, "fixed share doesn't, the others do") is Verdict.CORRECT
+    assert verdict(schedulers, "equal share can't, fixed share and best effort can") is (
+        Verdict.INCORRECT
+    )

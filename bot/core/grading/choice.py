@@ -275,7 +275,9 @@ ABBREVIATIONS = {
     "mem": "memory", "perf": "performance", "params": "parameters", "param": "parameter",
     "cfg": "config", "configuration": "config", "std": "standard", "ram": "memory",
     "memcpy": "memory copy", "memcpys": "memory copies", "fw": "framework", "ctx": "context",
-    "w": "with", "fb": "framebuffer", "vram": "memory", "gpus": "gpu", "approx": "about",
+    "w": "with", "fb": "framebuffer", "vf": "virtual function", "vfs": "virtual functions",
+    "pf": "physical function", "mdev": "mediated device", "vram": "memory", "gpus": "gpu",
+    "approx": "about",
     "1st": "first", "2nd": "second", "3rd": "third", "4th": "fourth", "5th": "fifth",
     "optimiser": "optimizer", "behaviour": "behavior",
     # Words with one meaning for a choice: "integers" are whole numbers, work that runs
@@ -376,7 +378,7 @@ def polar_words(text: str) -> tuple[tuple[str, bool], ...]:
     from bot.core.grading.numeric import words_to_digits
 
     out: list[tuple[str, bool]] = []
-    text = _CAMEL.sub(lambda m: " ".join(re.findall(r"[A-Z]?[a-z]+", m.group(0))), text)
+    text = _CAMEL.sub(lambda m: " ".join(_CAMEL_PARTS.findall(m.group(0))), text)
     # CUDA_MPS_CLIENT_PRIORITY is one name, not four words (optim_grads_params is three).
     text = _CONSTANT.sub(lambda m: m.group(0).replace("_", ""), text)
     # A dot inside a name ("gpu.shared", "nvidia.com") ends no clause.
@@ -417,6 +419,9 @@ class FragmentKey:
     words: tuple[frozenset[tuple[str, bool]], ...]
     plain: tuple[frozenset[str], ...]
     worth: dict[tuple[str, bool], float]
+    # Two neighbouring words of a choice written as one ("sriov" for "SR-IOV", "prestart"
+    # for "PreStartContainer"), by the stem of the joined word.
+    joined: dict[str, tuple[str, ...]]
 
 
 @lru_cache(maxsize=4096)
@@ -435,7 +440,14 @@ def fragment_key(question: Question) -> FragmentKey:
             base = 0.5  # "only", "all", "same": light words that tip, not decide
         worth[w] = 0.0 if n >= many and many > 1 else base / n
     plain = tuple(frozenset(w for w, _ in words) for words in sets)
-    return FragmentKey(tuple(sets), plain, worth)
+    joined: dict[str, tuple[str, ...]] = {}
+    for choice in question.choices:
+        spelt = normalize(_CAMEL.sub(lambda m: " ".join(_CAMEL_PARTS.findall(m.group(0))), choice))
+        for a, b in pairwise(spelt.split()):
+            parts = tuple(_word_stems([a]) + _word_stems([b]))
+            if a.isalpha() and b.isalpha() and len(parts) == 2:
+                joined[_stem(a + b)] = parts
+    return FragmentKey(tuple(sets), plain, worth, joined)
 
 
 def _clashing(said: list[str], choice: str, opposites: set[str]) -> set[str]:
@@ -531,12 +543,18 @@ def _echo_dropped(
 def _unprefixed(
     given: frozenset[tuple[str, bool]], key: FragmentKey
 ) -> frozenset[tuple[str, bool]]:
-    """``given`` with "un-" words read as denials of a word the choices use: "unsourced"
-    is "without sources", "unbounded" is "not bounded"."""
+    """``given`` with "un-" words read as denials of a word the choices use ("unsourced"
+    is "without sources", "unbounded" is "not bounded"), and a choice's two words written
+    as one read as the two ("sriov" is "SR-IOV")."""
     known = frozenset().union(*key.plain)
     out = set(given)
     for word, polar in given:
-        if word.startswith("un") and len(word) >= 6 and word not in known:
+        if word in known:
+            continue
+        if word in key.joined:
+            out.discard((word, polar))
+            out.update((part, polar) for part in key.joined[word])
+        elif word.startswith("un") and len(word) >= 6:
             rest = _stem(word[2:])
             if rest in known:
                 out.discard((word, polar))
@@ -812,6 +830,7 @@ def _aside_dropped(answer: str, key: ChoiceKey) -> set[int]:
 
 
 _CAMEL = re.compile(r"\b[A-Z]?[a-z]+(?:[A-Z][a-z]+)+\b")
+_CAMEL_PARTS = re.compile(r"[A-Z]?[a-z]+")
 
 
 @lru_cache(maxsize=4096)
@@ -1239,7 +1258,12 @@ def _named_whole(question: Question, answer: str) -> set[int]:
             named |= _fuzzy_named(normalize(part), key)
     if named:
         return named
-    index = _fragment_named(answer, question)
+    # Outside its asides first: "VF via SR-IOV (Turing used mdev)".
+    asides = _ASIDE.findall(answer)
+    bare = _ASIDE.sub(" ; ", answer) if asides and not _HEDGE.search(fold(" ".join(asides))) else ""
+    index = _fragment_named(bare, question) if bare else None
+    if index is None:
+        index = _fragment_named(answer, question)
     if index is not None:
         return {index}
     # Part by part, as a list: "dcgm, nvidia-smi doesn't show it" names one choice.
@@ -1380,7 +1404,9 @@ def _exceptions_dropped(answer: str, question: Question, key: ChoiceKey) -> set[
     denied: set[int] = set()
     fine: set[int] = set()
     for segment in _SEGMENTS.split(fold(answer)):
-        approved = bool(_FINE.intersection(normalize(segment).split()))
+        said = normalize(segment).split()
+        # "best effort and equal share can": a verb whose complement is left out affirms.
+        approved = bool(_FINE.intersection(said)) or bool(said and said[-1] in _SAYING)
         for part in _PARTS.split(segment):
             if not part.strip():
                 continue
