@@ -305,3 +305,76 @@ def test_a_verb_whose_complement_is_left_out_affirms_when_the_question_asks_what
     assert verdict(schedulers, "equal share can't, fixed share and best effort can") is (
         Verdict.INCORRECT
     )
+
+
+PLATFORMS = choice_question(
+    "choice",
+    [
+        "Linux only: bare metal, passthrough to Linux VMs, and vGPU",
+        "Linux and Windows bare metal",
+        "Only inside Kubernetes",
+        "Only with vGPU",
+    ],
+    "Linux only: bare metal, passthrough to Linux VMs, and vGPU",
+    prompt="Where can MIG be used?",
+)
+
+
+def test_a_choice_the_answer_denies_leaves_its_shared_words_to_the_others() -> None:
+    # "Windows" is denied, so "Linux" now tells the first choice from the rest.
+    assert verdict(PLATFORMS, "only on Linux, not Windows") is Verdict.CORRECT
+    assert verdict(PLATFORMS, "Linux and Windows") is Verdict.INCORRECT
+    assert not answered(PLATFORMS, "not windows")
+
+
+def test_not_before_a_noun_denies_the_noun_not_the_words_before_it() -> None:
+    assert verdict(COPIES, "kernels only not memcpy") is Verdict.CORRECT
+    assert verdict(COPIES, "copies only not kernels") is Verdict.INCORRECT
+
+
+CEILING = choice_question(
+    "choice",
+    [
+        "One billion (1,000,000,000)",
+        "Two billion (2,000,000,000)",
+        "2,000,001,000",
+        "The int32 maximum, 2,147,483,647",
+    ],
+    "One billion (1,000,000,000)",
+    prompt="What is the highest value a user-defined PriorityClass may have?",
+)
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        ("1e9", Verdict.CORRECT),
+        ("10^9", Verdict.CORRECT),
+        ("1 x 10^9", Verdict.CORRECT),
+        ("1e9 — the 2 billion-ish values are reserved for the system classes", Verdict.CORRECT),
+        ("2e9", Verdict.INCORRECT),
+    ],
+)
+def test_a_number_in_scientific_notation_is_the_number(answer: str, expected: Verdict) -> None:
+    assert verdict(CEILING, answer) is expected
+
+
+MODES = choice_question(
+    "multi",
+    ["Time-sliced vGPU", "MIG-backed vGPU", "Time-sliced MIG-backed vGPU", "MPS-backed vGPU"],
+    ["Time-sliced vGPU", "MIG-backed vGPU", "Time-sliced MIG-backed vGPU"],
+)
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        ("time-sliced, MIG-backed, and time-sliced MIG-backed", Verdict.CORRECT),
+        ("time-sliced and MIG-backed", Verdict.PARTIAL),
+        ("time-sliced, MIG-backed, MPS-backed", Verdict.INCORRECT),
+    ],
+)
+def test_a_choice_without_the_words_every_choice_has_is_that_choice(
+    answer: str, expected: Verdict
+) -> None:
+    assert verdict(MODES, answer) is expected

@@ -348,6 +348,18 @@ _QUANTIFIERS = {
     "just": "only", "solely": "only", "exclusively": "only",
 }  # fmt: skip
 _CONSTANT = re.compile(r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b")
+_SCIENTIFIC = re.compile(
+    r"(?<![\w.])(?:(\d+(?:\.\d+)?)\s*(?:e|[x×*]\s*10\s*(?:\^|\*\*))|10\s*(?:\^|\*\*))\s*(\d{1,2})\b",
+    re.IGNORECASE,
+)
+
+
+def _written_out(m: re.Match[str]) -> str:
+    """A number in scientific notation written out, when it is whole ("1e9", "2.5 x 10^3")."""
+    value = float(m.group(1) or 1) * 10 ** int(m.group(2))
+    return str(int(value)) if value.is_integer() else m.group(0)
+
+
 _BE = frozenset({"be", "been", "being"})
 # A verdict after the words it judges: "kernels yes, copies no".
 _VERDICT_WORDS = frozenset({"no", "nope"})
@@ -381,6 +393,7 @@ def polar_words(text: str) -> tuple[tuple[str, bool], ...]:
     text = _CAMEL.sub(lambda m: " ".join(_CAMEL_PARTS.findall(m.group(0))), text)
     # CUDA_MPS_CLIENT_PRIORITY is one name, not four words (optim_grads_params is three).
     text = _CONSTANT.sub(lambda m: m.group(0).replace("_", ""), text)
+    text = _SCIENTIFIC.sub(_written_out, text)  # "1e9" and "10^9" are 1000000000
     # A dot inside a name ("gpu.shared", "nvidia.com") ends no clause.
     carried = False
     # "|" ends a clause too: an aside kept in its list item ("kernels only | not memcpys").
@@ -402,7 +415,11 @@ def polar_words(text: str) -> tuple[tuple[str, bool], ...]:
         head, tail = words[:cut], words[cut + 1 :]
         # "MIG can't be time-sliced" denies MIG: little is said after the cue.
         short_subject = 0 < len(head) <= 3 and len([w for w in tail if w not in _BE]) <= 2
-        if cut < len(words) and words[cut] in _DENY_SUBJECT and short_subject:
+        # "memcpy not affected" denies memcpy; "kernels only not memcpy" denies memcpy.
+        verb = cut < len(words) and (
+            words[cut] != "not" or not tail or bool(re.search(r"(?:ed|en|ble)$", tail[0]))
+        )
+        if verb and words[cut] in _DENY_SUBJECT and short_subject:
             head, tail = [], head + tail
         stop = next((i for i, w in enumerate(tail) if i and w in _COMPLEMENT), len(tail))
         out.extend((w, True) for w in _word_stems(head))
@@ -427,18 +444,7 @@ class FragmentKey:
 @lru_cache(maxsize=4096)
 def fragment_key(question: Question) -> FragmentKey:
     """The words of ``question``'s choices, weighed by how few choices share them (cached)."""
-    sets = [frozenset(polar_words(c)) for c in question.choices]
-    counts: dict[tuple[str, bool], int] = {}
-    for words in sets:
-        for w in words:
-            counts[w] = counts.get(w, 0) + 1
-    many = len(sets)
-    worth = {}
-    for w, n in counts.items():
-        base = 2.0 if any(ch.isdigit() for ch in w[0]) else 1.0  # numbers say more
-        if w[0] in _KEPT_STEMS:
-            base = 0.5  # "only", "all", "same": light words that tip, not decide
-        worth[w] = 0.0 if n >= many and many > 1 else base / n
+    sets = tuple(frozenset(polar_words(c)) for c in question.choices)
     plain = tuple(frozenset(w for w, _ in words) for words in sets)
     joined: dict[str, tuple[str, ...]] = {}
     for choice in question.choices:
@@ -447,7 +453,32 @@ def fragment_key(question: Question) -> FragmentKey:
             parts = tuple(_word_stems([a]) + _word_stems([b]))
             if a.isalpha() and b.isalpha() and len(parts) == 2:
                 joined[_stem(a + b)] = parts
-    return FragmentKey(tuple(sets), plain, worth, joined)
+    return FragmentKey(sets, plain, _weighed(sets), joined)
+
+
+def _weighed(sets: tuple[frozenset[tuple[str, bool]], ...]) -> dict[tuple[str, bool], float]:
+    """What each (word, polarity) of the choices ``sets`` is worth (an empty set is a choice
+    out of the running): the fewer choices have it, the more; every choice, nothing."""
+    counts: dict[tuple[str, bool], int] = {}
+    for words in sets:
+        for w in words:
+            counts[w] = counts.get(w, 0) + 1
+    many = sum(1 for words in sets if words)
+    worth = {}
+    for w, n in counts.items():
+        base = 2.0 if any(ch.isdigit() for ch in w[0]) else 1.0  # numbers say more
+        if w[0] in _KEPT_STEMS:
+            base = 0.5  # "only", "all", "same": light words that tip, not decide
+        worth[w] = 0.0 if n >= many and many > 1 else base / n
+    return worth
+
+
+def _without(key: FragmentKey, out: set[int]) -> FragmentKey:
+    """``key`` with the choices ``out`` out of the running, and the others' words weighed
+    again among themselves."""
+    sets = tuple(frozenset() if i in out else words for i, words in enumerate(key.words))
+    plain = tuple(frozenset() if i in out else words for i, words in enumerate(key.plain))
+    return FragmentKey(sets, plain, _weighed(sets), key.joined)
 
 
 def _clashing(said: list[str], choice: str, opposites: set[str]) -> set[str]:
@@ -481,6 +512,15 @@ def _fragment_named(text: str, question: Question, lone_share: float = 0.34) -> 
     if not given:
         return None
     flipped = {(w, not p) for w, p in given}
+    # A choice the answer denies part of is out, and the words it shares with another tell
+    # that one from the rest: "only on Linux, not Windows" against "Linux and Windows".
+    out = {
+        i
+        for i, words in enumerate(key.words)
+        if sum(key.worth[w] for w in words & flipped) > sum(key.worth[w] for w in words & given)
+    }
+    if out and len(out) < len(key.words):
+        key = _without(key, out)
     opposites = {o for w, p in given if p for o in OPPOSITE.get(w, ())}
     scored = []
     for i, words in enumerate(key.words):
@@ -655,11 +695,25 @@ def _part_named(
     )
     if named:
         return named
-    named = _fuzzy_named(normal, key)
+    named = _fuzzy_named(normal, key) or _core_named(normal, key)
     if named:
         return named
     index = _fragment_named(part, question, lone_share)
     return {index} if index is not None else _quantity_named(part, question)
+
+
+@lru_cache(maxsize=4096)
+def _cores(key: ChoiceKey) -> tuple[str, ...]:
+    """Each choice's text without the words every choice has: "time sliced" for "Time-sliced
+    vGPU" among "MIG-backed vGPU", "Time-sliced MIG-backed vGPU", ..."""
+    common = frozenset.intersection(*(frozenset(n.split()) for n in key.normals))
+    return tuple(" ".join(w for w in n.split() if w not in common) for n in key.normals)
+
+
+def _core_named(normal: str, key: ChoiceKey) -> set[int]:
+    """The choice whose text, less the words every choice has, is all of ``normal``."""
+    cores = _cores(key)
+    return {cores.index(normal)} if normal and cores.count(normal) == 1 else set()
 
 
 @lru_cache(maxsize=4096)
@@ -1251,7 +1305,7 @@ def _named_whole(question: Question, answer: str) -> set[int]:
         named = _aside_dropped(answer, key) or _exceptions_dropped(answer, question, key) or named
     if named:
         return named
-    named = _fuzzy_named(normal, key)
+    named = _fuzzy_named(normal, key) or _core_named(normal, key)
     parts = [p for p in _PARTS.split(fold(answer)) if p.strip()]
     if not named and len(parts) > 1:
         for part in parts:
