@@ -378,3 +378,19 @@ def test_a_choice_without_the_words_every_choice_has_is_that_choice(
     answer: str, expected: Verdict
 ) -> None:
     assert verdict(MODES, answer) is expected
+
+
+def test_a_denial_runs_on_past_for() -> None:
+    right = "Prefers a topology-aligned set, such as NVLink-connected GPUs (not used for MIG)"
+    preferred = choice_question(
+        "choice",
+        [
+            right,
+            "Chooses the 4 least-loaded GPUs in the cluster",
+            "Splits each GPU into 4 MIG instances",
+            "Nothing: the call is reserved",
+        ],
+        right,
+    )
+    assert verdict(preferred, "prefers NVLink-connected GPUs") is Verdict.CORRECT
+    assert verdict(preferred, "Prefers NVLink-connected MIG instances") is not Verdict.CORRECT

@@ -288,8 +288,9 @@ ABBREVIATIONS = {
     "bigger": "higher", "larger": "higher", "greater": "higher", "zero": "0",
 }  # fmt: skip
 # A denial ends where a complement starts: "no sharing of an allocated device" denies the
-# sharing, not the device; "not shared between containers" keeps the containers.
-_COMPLEMENT = frozenset({"of", "between", "across", "among", "for", "to", "from", "on", "with"})
+# sharing, not the device; "not shared between containers" keeps the containers. ("For"
+# starts none: "not used for MIG devices" denies MIG.)
+_COMPLEMENT = frozenset({"of", "between", "across", "among", "to", "from", "on", "with"})
 _ORDINAL_NUMBERS = {
     "first": "1", "second": "2", "third": "3", "fourth": "4", "fifth": "5", "sixth": "6",
     "seventh": "7", "eighth": "8",
