@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from bot.core.content import Question
 from bot.core.grading import Verdict, grade
 from tests.support import choice_question
+from tests.test_grading_choice_text import COPIES
 
 
 def verdict(question: Question, answer: str) -> Verdict:
@@ -75,17 +76,6 @@ SCOPE = choice_question(
     ],
     "Only work inside each process's context; between clients CUDA_MPS_CLIENT_PRIORITY decides",
     prompt="Two processes share a GPU and each makes a high-priority stream. What is ordered?",
-)
-COPIES = choice_question(
-    "choice",
-    [
-        "Only compute kernels, not memory copies",
-        "Only memory copies, not kernels",
-        "Kernels and copies alike",
-        "Only host callbacks",
-    ],
-    "Only compute kernels, not memory copies",
-    prompt="Which operations does a stream's priority affect?",
 )
 DIRECTION = choice_question(
     "choice",
