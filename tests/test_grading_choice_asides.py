@@ -166,3 +166,57 @@ def test_a_choice_whose_own_text_has_a_break_and_names_another_is_still_named() 
     assert grade(question, "The 40GB card uses HBM2; HBM2e is the 80GB card").verdict is (
         Verdict.CORRECT
     )
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        # A comma ends the pick as a full stop does; the rest remarks on another choice.
+        ("HBM2e, the SXM is the one with HBM3", Verdict.CORRECT),
+        ("HBM2e, HBM3 was the older one", Verdict.CORRECT),
+        ("HBM2e, not HBM3", Verdict.CORRECT),
+        # A second choice with nothing said of it, or added, doubted or said to answer.
+        ("HBM2e, HBM3", Verdict.INCORRECT),
+        ("HBM2e, HBM3 too", Verdict.INCORRECT),
+        ("HBM2e, HBM3 is right too", Verdict.INCORRECT),
+        ("HBM2e, or HBM3", Verdict.INCORRECT),
+        ("HBM2e, HBM3 is what the PCIe H100 uses", Verdict.INCORRECT),
+        ("HBM3, the PCIe one is HBM2e", Verdict.INCORRECT),
+    ],
+)
+def test_a_remark_after_a_comma_leaves_the_pick(answer: str, expected: Verdict) -> None:
+    assert grade(CARD, answer).verdict is expected
+
+
+SIZES = choice_question(
+    "choice",
+    ["1g.10gb", "1g.20gb", "3g.40gb", "7g.80gb"],
+    "1g.20gb",
+    prompt="Which is the smallest MIG profile that can hold 14 GB of weights with room to spare?",
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "expected"),
+    [
+        # A remark that dismisses another choice may use the question's words.
+        (SCHEDULERS, "Fixed Share. Best Effort would hand idle time to others", Verdict.CORRECT),
+        (SCHEDULERS, "Fixed Share, Equal Share would split it among running VMs", Verdict.CORRECT),
+        (SIZES, "1g.20gb — 1g.10gb is too small for 14 GB", Verdict.CORRECT),
+        (SIZES, "1g.20gb, 3g.40gb would waste compute", Verdict.CORRECT),
+        # One that says the other choice answers the question too is a second pick.
+        (
+            SCHEDULERS,
+            "Fixed Share. Best Effort keeps the share while others are idle",
+            (Verdict.INCORRECT),
+        ),
+        (SIZES, "1g.20gb - 1g.10gb also holds 14 GB", Verdict.INCORRECT),
+        # "too" before a word is "very", not "also"; the pick still decides.
+        (SIZES, "1g.10gb — 1g.20gb is too big", Verdict.INCORRECT),
+        (SCHEDULERS, "Best Effort. Fixed Share would hand idle time to others", Verdict.INCORRECT),
+    ],
+)
+def test_a_remark_that_dismisses_another_choice_in_the_questions_words_leaves_the_pick(
+    question: Question, answer: str, expected: Verdict
+) -> None:
+    assert grade(question, answer).verdict is expected

@@ -4,8 +4,9 @@ who saw neither the grader nor the other writers' answers (``tune-wt3.jsonl``).
 The grader was tuned on these questions, but not on these answers: how it does here is how
 well its rules carry over to another person's way of writing. The test prints the figures
 per kind and fails if choice or multi answers fall below the floors, which record what
-grader 1.4 measured (choice 0.966 agreement, 0.024 false-correct, 0.042 false-reject;
-multi 0.979, 0.016 and 0.025; grader 1.3 had choice 0.946 / 0.024 / 0.077 and multi
+the choice branch measured after grader 1.4 (choice 0.990 agreement, 0.008 false-correct,
+0.012 false-reject; multi 0.993, 0 and 0.013; grader 1.4 had choice 0.966 / 0.024 / 0.042
+and multi 0.979 / 0.016 / 0.025, grader 1.3 choice 0.946 / 0.024 / 0.077 and multi
 0.943 / 0.016 / 0.089). Raise them as the grader improves.
 """
 
@@ -24,7 +25,7 @@ from bot.core.grading import grade
 BLIND = Path(__file__).parent / "data" / "grading" / "blind"
 FRESH = BLIND / "tune-wt3.jsonl"
 # kind: (agreement at least, false-correct at most, false-reject at most)
-FLOORS = {"choice": (0.955, 0.03, 0.06), "multi": (0.97, 0.02, 0.04)}
+FLOORS = {"choice": (0.98, 0.02, 0.03), "multi": (0.98, 0.01, 0.03)}
 
 
 def answers() -> list[dict[str, str]]:

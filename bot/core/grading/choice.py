@@ -3,10 +3,10 @@
 An answer names a choice by its letter (``B``, ``b)``, ``(b)``, ``option b``), by its
 place ("the second one", "option three"), by its text in any case and punctuation with
 small typos forgiven, or by a distinctive fragment of it ("about 3.35 TB/s", "the one
-with media engines"). Only words that no other choice has count for a fragment, and the
-choice the fragment fits best is the one named, right or wrong. A choice named only to
-be denied ("not memory isolation only", "except the L4", "the L4 can't do it" beside
-another choice) does not count.
+with media engines"). Against each rival only the words that tell the two apart count for
+a fragment, and the choice the fragment fits best is the one named, right or wrong. A
+choice named only to be denied ("not memory isolation only", "except the L4", "the L4
+can't do it" beside another choice) does not count.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import pairwise
 
 import Stemmer
 from rapidfuzz import fuzz
@@ -80,7 +81,8 @@ _LETTER = r"[a-j](?![\w'’])"
 _JOIN = r"\s*(?:[+&/,]|\band\b)\s*"
 _LEAD_LETTERS = re.compile(
     rf"^\s*(?:(?:options?|answers?|choices?)\s*:?\s*)?({_LETTER}(?:{_JOIN}{_LETTER})*)"
-    r"(?:\s*(?:[:;,.]|-+\s)\s*(?!" + _LETTER + r")\S"  # "A, B, C, D but not E" is no lead "A, B, C"
+    r"(?:\s*(?:[,.]|-+\s)\s*(?!" + _LETTER + r")\S"  # "A, B, C, D but not E" is no lead "A, B, C"
+    r"|\s*[:;]\s*\S"  # "A, B and C; D is the old wording"
     r"|\s+(?:because|since|cause|as)\b)"  # "B because the others ..."
 )
 # Words after "A" that show it is the letter, not the article: "A is the answer", "A for sure".
@@ -273,18 +275,22 @@ ABBREVIATIONS = {
     "mem": "memory", "perf": "performance", "params": "parameters", "param": "parameter",
     "cfg": "config", "configuration": "config", "std": "standard", "ram": "memory",
     "memcpy": "memory copy", "memcpys": "memory copies", "fw": "framework", "ctx": "context",
-    "w": "with", "fb": "framebuffer", "vram": "memory", "gpus": "gpu", "approx": "about",
+    "w": "with", "fb": "framebuffer", "vf": "virtual function", "vfs": "virtual functions",
+    "pf": "physical function", "mdev": "mediated device", "vram": "memory", "gpus": "gpu",
+    "approx": "about",
     "1st": "first", "2nd": "second", "3rd": "third", "4th": "fourth", "5th": "fifth",
     "optimiser": "optimizer", "behaviour": "behavior",
     # Words with one meaning for a choice: "integers" are whole numbers, work that runs
     # "concurrently" overlaps, "smaller" is less.
     "integer": "whole number", "integers": "whole numbers", "concurrent": "overlap",
     "concurrently": "overlap", "concurrency": "overlap", "simultaneous": "overlap",
-    "simultaneously": "overlap", "smaller": "less", "fewer": "less",
+    "simultaneously": "overlap", "smaller": "lower", "fewer": "lower", "less": "lower",
+    "bigger": "higher", "larger": "higher", "greater": "higher", "zero": "0",
 }  # fmt: skip
 # A denial ends where a complement starts: "no sharing of an allocated device" denies the
-# sharing, not the device; "not shared between containers" keeps the containers.
-_COMPLEMENT = frozenset({"of", "between", "across", "among", "for", "to", "from", "on", "with"})
+# sharing, not the device; "not shared between containers" keeps the containers. ("For"
+# starts none: "not used for MIG devices" denies MIG.)
+_COMPLEMENT = frozenset({"of", "between", "across", "among", "to", "from", "on", "with"})
 _ORDINAL_NUMBERS = {
     "first": "1", "second": "2", "third": "3", "fourth": "4", "fifth": "5", "sixth": "6",
     "seventh": "7", "eighth": "8",
@@ -307,9 +313,12 @@ for _pair in _OPPOSITES:
 def _word_stems(words: list[str]) -> list[str]:
     out: list[str] = []
     for word in words:
+        word = _QUANTIFIERS.get(word, word)
         if re.fullmatch(r"\d+(?:\.\d+)?x", word):
             out.append(word)
             continue
+        if _MODEL.fullmatch(word):  # "A100" and "H100" are not both "100"
+            out.append(_stem(word))  # "the A100's" is the A100
         if _VERSION.fullmatch(word):  # "R580.82.07" is also the 580 branch
             out.append(word.split(".")[0].lstrip("r"))
         for part in _SPLIT_NUMBER.sub(" ", word).split():
@@ -329,14 +338,41 @@ _GLUED = re.compile(r"^(v?gpu)([a-z]{3,})$")
 _PER = re.compile(r"\bper ([^\W\d_]+)")
 # Verbs that say nothing of a choice: "it gets clamped" is "it is clamped".
 _LIGHT = frozenset({"get", "gets", "got", "getting", "gotten"})
-# Common words kept because their opposite says the reverse: "the same VM", "different VMs".
-_KEPT = frozenset({"same", "before", "after"})
+# Common words kept because their opposite says the reverse: "the same VM", "different VMs";
+# and the words that say how many or which: "restarts all workers", "only the failed one",
+# "on that GPU" (against "on every GPU").
+_KEPT = frozenset({"same", "before", "after", "all", "only", "both", "that"})
+_KEPT_STEMS = frozenset(map(_stem, _KEPT))
+# Words that say "all" or "only" in other words.
+_QUANTIFIERS = {
+    "every": "all", "everybody": "all", "everyone": "all", "everything": "all",
+    "just": "only", "solely": "only", "exclusively": "only",
+}  # fmt: skip
+_CONSTANT = re.compile(r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b")
+_SCIENTIFIC = re.compile(
+    r"(?<![\w.])(?:(\d+(?:\.\d+)?)\s*(?:e|[x×*]\s*10\s*(?:\^|\*\*))|10\s*(?:\^|\*\*))\s*(\d{1,2})\b",
+    re.IGNORECASE,
+)
+
+
+def _written_out(m: re.Match[str]) -> str:
+    """A number in scientific notation written out, when it is whole ("1e9", "2.5 x 10^3")."""
+    value = float(m.group(1) or 1) * 10 ** int(m.group(2))
+    return str(int(value)) if value.is_integer() else m.group(0)
+
+
+_BE = frozenset({"be", "been", "being"})
+# A verdict after the words it judges: "kernels yes, copies no".
+_VERDICT_WORDS = frozenset({"no", "nope"})
+# A product or model name: letters then digits ("H100", "A100", "L40S", "T4", "r580").
+_MODEL = re.compile(r"[a-z]+\d+[a-z]*")
 _VERSION = re.compile(r"r?\d+\.\d+\.\d+")
 
 
 # "one" standing for a choice is no number: "the memory one", "the 580 branch one".
 _PRONOUN_ONE = re.compile(
     r"\b([^\W\d_][\w.-]*)\s+ones?\b(?=\s*(?:$|[,;:.!?)/—-]|(?:and|or|nor|but|not|too)\b))"
+    r"|\b((?:the|that|this)\s+[^\W\d_][\w.-]*)\s+ones?\b"  # "the failed one restarts"
 )
 
 
@@ -355,16 +391,36 @@ def polar_words(text: str) -> tuple[tuple[str, bool], ...]:
     from bot.core.grading.numeric import words_to_digits
 
     out: list[tuple[str, bool]] = []
+    text = _CAMEL.sub(lambda m: " ".join(_CAMEL_PARTS.findall(m.group(0))), text)
+    # CUDA_MPS_CLIENT_PRIORITY is one name, not four words (optim_grads_params is three).
+    text = _CONSTANT.sub(lambda m: m.group(0).replace("_", ""), text)
+    text = _SCIENTIFIC.sub(_written_out, text)  # "1e9" and "10^9" are 1000000000
     # A dot inside a name ("gpu.shared", "nvidia.com") ends no clause.
-    for clause in re.split(r"[,;!?()]+(?!\d)|\.+(?!\w)|\bbut\b|\bwhile\b|\bwhereas\b", fold(text)):
-        clause = _PRONOUN_ONE.sub(r"\1", clause)
+    carried = False
+    # "|" ends a clause too: an aside kept in its list item ("kernels only | not memcpys").
+    for clause in re.split(r"[,;!?()|]+(?!\d)|\.+(?!\w)|\bbut\b|\bwhile\b|\bwhereas\b", fold(text)):
+        clause = _PRONOUN_ONE.sub(lambda m: m.group(1) or m.group(2), clause)
         plain = _PER.sub(r"per\1 \1", plain_paraphrases(normalize(clause)))
         normal = _TIMES.sub(r"\1x", normalize(words_to_digits(plain)))
         words = normal.split()
+        if carried and words:  # "never, only within a ClusterQueue" as "Never: ..."
+            words = ["not", *words]
+        carried = len(words) == 1 and words[0] in _DENY_CUES
+        if (
+            len(words) > 1
+            and words[-1] in _VERDICT_WORDS
+            and not _DENY_CUES.intersection(words[:-1])
+        ):
+            words = ["not", *words[:-1]]  # a verdict after the words: "copies no"
         cut = next((i for i, w in enumerate(words) if w in _DENY_CUES), len(words))
         head, tail = words[:cut], words[cut + 1 :]
-        short_subject = 0 < len(head) <= 3 and len(tail) <= 2
-        if cut < len(words) and words[cut] in _DENY_SUBJECT and short_subject:
+        # "MIG can't be time-sliced" denies MIG: little is said after the cue.
+        short_subject = 0 < len(head) <= 3 and len([w for w in tail if w not in _BE]) <= 2
+        # "memcpy not affected" denies memcpy; "kernels only not memcpy" denies memcpy.
+        verb = cut < len(words) and (
+            words[cut] != "not" or not tail or bool(re.search(r"(?:ed|en|ble)$", tail[0]))
+        )
+        if verb and words[cut] in _DENY_SUBJECT and short_subject:
             head, tail = [], head + tail
         stop = next((i for i, w in enumerate(tail) if i and w in _COMPLEMENT), len(tail))
         out.extend((w, True) for w in _word_stems(head))
@@ -381,34 +437,64 @@ class FragmentKey:
     words: tuple[frozenset[tuple[str, bool]], ...]
     plain: tuple[frozenset[str], ...]
     worth: dict[tuple[str, bool], float]
+    # Two neighbouring words of a choice written as one ("sriov" for "SR-IOV", "prestart"
+    # for "PreStartContainer"), by the stem of the joined word.
+    joined: dict[str, tuple[str, ...]]
 
 
 @lru_cache(maxsize=4096)
 def fragment_key(question: Question) -> FragmentKey:
     """The words of ``question``'s choices, weighed by how few choices share them (cached)."""
-    sets = [frozenset(polar_words(c)) for c in question.choices]
+    sets = tuple(frozenset(polar_words(c)) for c in question.choices)
+    plain = tuple(frozenset(w for w, _ in words) for words in sets)
+    joined: dict[str, tuple[str, ...]] = {}
+    for choice in question.choices:
+        spelt = normalize(_CAMEL.sub(lambda m: " ".join(_CAMEL_PARTS.findall(m.group(0))), choice))
+        for a, b in pairwise(spelt.split()):
+            parts = tuple(_word_stems([a]) + _word_stems([b]))
+            if a.isalpha() and b.isalpha() and len(parts) == 2:
+                joined[_stem(a + b)] = parts
+    return FragmentKey(sets, plain, _weighed(sets), joined)
+
+
+def _weighed(sets: tuple[frozenset[tuple[str, bool]], ...]) -> dict[tuple[str, bool], float]:
+    """What each (word, polarity) of the choices ``sets`` is worth (an empty set is a choice
+    out of the running): the fewer choices have it, the more; every choice, nothing."""
     counts: dict[tuple[str, bool], int] = {}
     for words in sets:
         for w in words:
             counts[w] = counts.get(w, 0) + 1
-    many = len(sets)
+    many = sum(1 for words in sets if words)
     worth = {}
     for w, n in counts.items():
         base = 2.0 if any(ch.isdigit() for ch in w[0]) else 1.0  # numbers say more
+        if w[0] in _KEPT_STEMS:
+            base = 0.5  # "only", "all", "same": light words that tip, not decide
         worth[w] = 0.0 if n >= many and many > 1 else base / n
-    plain = tuple(frozenset(w for w, _ in words) for words in sets)
-    return FragmentKey(tuple(sets), plain, worth)
+    return worth
 
 
-def _clashing(text: str, choice: str, opposites: set[str]) -> set[str]:
-    """The opposites that clash: an answer that says both words of a pair, in the choice's
-    order, agrees with it ("lower number = higher priority"); in the other order it is a
-    swap ("higher number = lower priority")."""
+def _without(key: FragmentKey, out: set[int]) -> FragmentKey:
+    """``key`` with the choices ``out`` out of the running, and the others' words weighed
+    again among themselves."""
+    sets = tuple(frozenset() if i in out else words for i, words in enumerate(key.words))
+    plain = tuple(frozenset() if i in out else words for i, words in enumerate(key.plain))
+    return FragmentKey(sets, plain, _weighed(sets), key.joined)
+
+
+def _clashing(said: list[str], choice: str, opposites: set[str]) -> set[str]:
+    """The opposites that clash with an answer of the words ``said``: an answer that says
+    both words of a pair, in the choice's order, agrees with it ("lower number = higher
+    priority"); in the other order it is a swap ("higher number = lower priority")."""
     if not opposites:
         return opposites
-    said, meant = content_words(text), content_words(choice)
+    meant = content_words(choice)
     clash = set()
     for o in opposites:
+        if o not in said and all(
+            said.count(w) <= meant.count(w) for w in OPPOSITE.get(o, ()) if w in said
+        ):
+            continue  # the choice says both, the answer one as often: "time-sliced only"
         pairs = [w for w in OPPOSITE.get(o, ()) if w in said and w in meant and o in said]
         if not pairs or any(
             (said.index(w) < said.index(o)) != (meant.index(w) < meant.index(o)) for w in pairs
@@ -423,43 +509,93 @@ def _fragment_named(text: str, question: Question, lone_share: float = 0.34) -> 
     A word the answer denies where the choice asserts it (or the reverse), or the opposite
     of one of the choice's words, counts against that choice."""
     key = fragment_key(question)
-    given = _unprefixed(frozenset(polar_words(text)), key)
+    given, said = _echo_dropped(_unprefixed(frozenset(polar_words(text)), key), text, question, key)
     if not given:
         return None
     flipped = {(w, not p) for w, p in given}
+    # A choice the answer denies part of is out, and the words it shares with another tell
+    # that one from the rest: "only on Linux, not Windows" against "Linux and Windows".
+    out = {
+        i
+        for i, words in enumerate(key.words)
+        if sum(key.worth[w] for w in words & flipped) > sum(key.worth[w] for w in words & given)
+    }
+    if out and len(out) < len(key.words):
+        key = _without(key, out)
     opposites = {o for w, p in given if p for o in OPPOSITE.get(w, ())}
     scored = []
     for i, words in enumerate(key.words):
         weight = sum(key.worth[w] for w in words & given)
         against = sum(max(key.worth[w], 0.5) for w in words & flipped)
-        against += 2.0 * len(_clashing(text, question.choices[i], opposites & key.plain[i]))
+        against += 2.0 * len(_clashing(said, question.choices[i], opposites & key.plain[i]))
         total = sum(key.worth[w] for w in words) or 1.0
-        scored.append((weight - against, weight / total, i, against))
+        scored.append((weight - against, (weight - against) / total, i, against))
     scored.sort(reverse=True)
     weight, share, index, contradicted = scored[0]
     runner = max(scored[1][0], 0.0) if len(scored) > 1 else 0.0
     if contradicted and runner > 0:
         return None  # the answer denies part of its best fit and fits another too
     strong = weight >= 2.0 and (share >= 0.25 or weight >= 3.0)
-    # A lone fit may have a weak rival: "time-sliced" against a choice "at run time".
-    lone = weight >= 1.0 and share >= lone_share and 3 * runner <= weight
+    # A good share of one choice's words; rivals are weighed below.
+    lone = weight >= 1.0 and share >= lone_share
     # A short answer whose every word that any choice has is in this one, one of them in
     # no other: "still alpha in 1.35", "via host RAM", "pack it in one NVLink box".
-    alone = weight >= 1.0 and _only_fit(given, key, index)
-    if (strong or lone or alone) and weight >= 2 * runner:
-        return index
-    return None
+    alone = weight >= 1.0 and not contradicted and _only_fit(given, key, index)
+    if not (strong or lone or alone):
+        return None
+    # Against each rival, only the words that tell the two apart count: "all pool workers on
+    # the same host" fits "every pool worker on that host" over "every worker on every host
+    # of the rack" by "pool", whatever the two share.
+    denied = {i: a for _, _, i, a in scored}
+    for j in range(len(key.words)):
+        mine = sum(key.worth[w] for w in (key.words[index] - key.words[j]) & given)
+        theirs = sum(key.worth[w] for w in (key.words[j] - key.words[index]) & given) - denied[j]
+        if j != index and (mine < 2 * theirs or (not mine and key.words[j] & given)):
+            return None  # nothing tells them apart: "one node" fits two choices alike
+    return index
+
+
+@lru_cache(maxsize=4096)
+def _prompt_pairs(question: Question) -> frozenset[tuple[str, str]]:
+    """The question's pairs of neighbouring meaningful words ("higher priority")."""
+    words = content_words(question.prompt)
+    return frozenset(pairwise(words))
+
+
+def _echo_dropped(
+    given: frozenset[tuple[str, bool]], text: str, question: Question, key: FragmentKey
+) -> tuple[frozenset[tuple[str, bool]], list[str]]:
+    """``given`` without the words the answer repeats from the question in its order ("lower
+    number = higher priority" to "which value means the higher priority?"): they restate the
+    question, not a choice. Kept when nothing else in the answer is a choice's word. Also
+    the answer's words in order, less the repeated ones."""
+    pairs = _prompt_pairs(question)
+    words = content_words(text)
+    spans = [i for i in range(len(words) - 1) if (words[i], words[i + 1]) in pairs]
+    places = {j for i in spans for j in (i, i + 1)}
+    said = [w for j, w in enumerate(words) if j not in places]
+    if not places:
+        return given, words
+    rest = frozenset(w for w in given if w[0] in said)
+    known = frozenset().union(*key.plain)
+    return (rest, said) if any(w in known for w, _ in rest) else (given, words)
 
 
 def _unprefixed(
     given: frozenset[tuple[str, bool]], key: FragmentKey
 ) -> frozenset[tuple[str, bool]]:
-    """``given`` with "un-" words read as denials of a word the choices use: "unsourced"
-    is "without sources", "unbounded" is "not bounded"."""
+    """``given`` with "un-" words read as denials of a word the choices use ("unsourced"
+    is "without sources", "unbounded" is "not bounded"), and a choice's two words written
+    as one read as the two ("sriov" is "SR-IOV")."""
     known = frozenset().union(*key.plain)
     out = set(given)
     for word, polar in given:
-        if word.startswith("un") and len(word) >= 6 and word not in known:
+        if word in known:
+            continue
+        if word in key.joined:
+            out.discard((word, polar))
+            out.update((part, polar) for part in key.joined[word])
+        elif word.startswith("un") and len(word) >= 6:
             rest = _stem(word[2:])
             if rest in known:
                 out.discard((word, polar))
@@ -560,11 +696,25 @@ def _part_named(
     )
     if named:
         return named
-    named = _fuzzy_named(normal, key)
+    named = _fuzzy_named(normal, key) or _core_named(normal, key)
     if named:
         return named
     index = _fragment_named(part, question, lone_share)
     return {index} if index is not None else _quantity_named(part, question)
+
+
+@lru_cache(maxsize=4096)
+def _cores(key: ChoiceKey) -> tuple[str, ...]:
+    """Each choice's text without the words every choice has: "time sliced" for "Time-sliced
+    vGPU" among "MIG-backed vGPU", "Time-sliced MIG-backed vGPU", ..."""
+    common = frozenset.intersection(*(frozenset(n.split()) for n in key.normals))
+    return tuple(" ".join(w for w in n.split() if w not in common) for n in key.normals)
+
+
+def _core_named(normal: str, key: ChoiceKey) -> set[int]:
+    """The choice whose text, less the words every choice has, is all of ``normal``."""
+    cores = _cores(key)
+    return {cores.index(normal)} if normal and cores.count(normal) == 1 else set()
 
 
 @lru_cache(maxsize=4096)
@@ -631,6 +781,39 @@ _VERDICT_NO = (
     r"(?=[ \t]*(?:$|[\n,;.!)(]))"
 )  # on the line of the choice, and all of the verdict: "- No context switching" is a bullet
 _MARKED_NO = re.compile(_VERDICT_NO, re.IGNORECASE)
+
+
+# Verbs a denial may follow: "cpu and hugepages aren't", "A30 and H100 are not".
+_AUXILIARY = frozenset({"are", "is", "do", "does", "can", "will", "be"})
+
+
+def _denied_verb(words: list[str], i: int) -> bool:
+    """Whether ``words[i]`` denies a verb: "aren't", "can't", "are not" (not a bare "not")."""
+    word = normalize(words[i])
+    if word == "not":
+        return i > 0 and normalize(words[i - 1]) in _AUXILIARY
+    return word in _DENY_SUBJECT
+
+
+def _subjects_denied(answer: str, question: Question, key: ChoiceKey) -> str:
+    """``answer`` with each sentence whose subject is a list of choices and whose verb is
+    denied written as denials of them: "cpu and hugepages aren't the plugin's business" is
+    "not cpu, not hugepages ; ...". (When the question asks what does not hold, "the kiwi
+    and the emu can't" picks them, as one denied subject does.)"""
+    if asks_negative(question):
+        return answer
+    out: list[str] = []
+    for piece in re.split(r"([;!?\n]+|\.(?!\w))", answer):
+        words = piece.split()
+        cut = next((i for i, w in enumerate(words) if _denied_verb(words, i)), 0)
+        subject = words[:cut]
+        while subject and normalize(subject[-1]) in _AUXILIARY:
+            subject.pop()
+        parts = [p for p in _PARTS.split(" ".join(subject)) if p.strip()]
+        if len(parts) > 1 and all(len(_part_named(p, question, key)) == 1 for p in parts):
+            piece = " not " + ", not ".join(parts) + " ; " + " ".join(words[cut + 1 :])
+        out.append(piece)
+    return "".join(out)
 
 
 def _listed(answer: str, question: Question, key: ChoiceKey) -> tuple[set[int], set[int]]:
@@ -702,6 +885,7 @@ def _aside_dropped(answer: str, key: ChoiceKey) -> set[int]:
 
 
 _CAMEL = re.compile(r"\b[A-Z]?[a-z]+(?:[A-Z][a-z]+)+\b")
+_CAMEL_PARTS = re.compile(r"[A-Z]?[a-z]+")
 
 
 @lru_cache(maxsize=4096)
@@ -880,11 +1064,12 @@ def _figures_miss(answer: str, question: Question, index: int) -> bool:
 # (A dash between words on one line, not a bullet; for a choice question also a new line
 # or a semicolon, which in a multi answer separate the items of a list.)
 _LEAD_END = re.compile(r"(?<=\S) [-—–]+ |\.+(?:\s+|$)")
-_LEAD_END_ONE = re.compile(r"(?<=\S) [-—–]+ |\.+(?:\s+|$)|;|\n")
+_LEAD_END_ONE = re.compile(r"(?<=\S) [-—–]+ |\.+(?:\s+|$)|;|\n|,\s+")
 # Words in a remark that add to the pick, doubt it or change it: "B. C is right too".
 _UNSURE = re.compile(
     r"\b(?:or|maybe|perhaps|actually|unsure|not\s+sure|either|might|possibly|guess|wait|"
-    r"too(?![\w-])|also|as\s+well|both|plus|and\s+also|correct|right|true|valid|applies|apply|works?|"
+    r"too(?![\w-])(?=\s*(?:$|[^\w\s]|(?:i|imo|tbh|though|probably|maybe|btw|honestly|and|but|or)\b))"
+    r"|also|as\s+well|both|plus|and\s+also|correct|right|true|valid|applies|apply|works?|"
     r"counts?|yes|fine|answer|rather|instead|hmm|nvm|sorry|mean|scratch|ok|okay|better|best|"
     r"needed|required|necessary|must|good|likely|close[rs]?t?|add|include|holds?|what|one\s+of|"
     r"plausible|possib\w*|could|alternativ\w*|second|tempt\w*|consider\w*|torn|between|"
@@ -951,7 +1136,8 @@ def _lead_kept(question: Question, answer: str, key: ChoiceKey) -> set[int]:
             return set()  # "A. D, obviously" names D too; so does "A. <the text of D>"
         asked = _prompt_words(question) & remark
         saying = _SAYING.intersection(normalize(rest).split())
-        if len(asked) > 1 or (asked and saying):
+        dismissing = _DISMISSING.intersection(normalize(rest).split())
+        if (len(asked) > 1 or (asked and saying)) and not dismissing:
             return set()  # "A. D is what the PCIe H100 uses", "A, B. the kiwi can fly"
         if asks_negative(question) and _DENY_CUES.intersection(normalize(rest).split()):
             return set()  # asked what cannot fly, "A, B. the kiwi can't" adds the kiwi
@@ -1110,7 +1296,7 @@ def _named_whole(question: Question, answer: str) -> set[int]:
             rest = [t for t in re.sub(r"[^\w'’]+", " ", fold(kept)).split() if t not in _FILLER]
             if rest and all(t in key.letters for t in rest):  # "A and B (C, D are optional)"
                 return letters
-        listed, denied = _listed(kept, question, key)
+        listed, denied = _listed(_subjects_denied(kept, question, key), question, key)
         denied |= _letters_denied(kept, key, asks_negative(question))
         found = listed | (letters - denied)
         if denied and not found - denied and _THE_REST.search(fold(answer)):
@@ -1120,14 +1306,19 @@ def _named_whole(question: Question, answer: str) -> set[int]:
         named = _aside_dropped(answer, key) or _exceptions_dropped(answer, question, key) or named
     if named:
         return named
-    named = _fuzzy_named(normal, key)
+    named = _fuzzy_named(normal, key) or _core_named(normal, key)
     parts = [p for p in _PARTS.split(fold(answer)) if p.strip()]
     if not named and len(parts) > 1:
         for part in parts:
             named |= _fuzzy_named(normalize(part), key)
     if named:
         return named
-    index = _fragment_named(answer, question)
+    # Outside its asides first: "VF via SR-IOV (Turing used mdev)".
+    asides = _ASIDE.findall(answer)
+    bare = _ASIDE.sub(" ; ", answer) if asides and not _HEDGE.search(fold(" ".join(asides))) else ""
+    index = _fragment_named(bare, question) if bare else None
+    if index is None:
+        index = _fragment_named(answer, question)
     if index is not None:
         return {index}
     # Part by part, as a list: "dcgm, nvidia-smi doesn't show it" names one choice.
@@ -1193,14 +1384,30 @@ def _comments_dropped(answer: str, question: Question, key: ChoiceKey) -> str:
             and (aside or negative or limits)
             and not (negative and denies)
         )
+        if aside and _glosses(text[: m.start()], remark, question, key):
+            kept.append(f" | {remark} | ")  # "kernels only (not memcpys)" is one item
+            continue
         kept.append(" ; " if comment else " ; " + remark)
     kept.append(text[end:])
     return "".join(kept)
 
 
+def _glosses(before: str, aside: str, question: Question, key: ChoiceKey) -> bool:
+    """Whether an aside in brackets tells what the list item before it means: the item
+    alone names no choice ("kernels only" fits two), with the aside it names one ("kernels
+    only (not memcpys)")."""
+    items = [p for p in _PARTS.split(before) if p.strip()]
+    if not items or _part_named(items[-1], question, key) or _letters_named(items[-1], key)[0]:
+        return False
+    return len(_part_named(f"{items[-1]} {aside}", question, key)) == 1
+
+
 # Words that say a later sentence's choices fall short: "PreStartContainer is optional",
 # "the A30 only goes to 4".
 _LIMITING = frozenset({"optional", "only", "max", "maxes", "limited", "unsupported"})
+# Words that dismiss the choice a remark is about, whatever words of the question it uses:
+# "Best Effort would hand idle time to others", "1g.10gb is too small for 14 GB".
+_DISMISSING = _DENY_CUES | {"would", "too", "only", "just", "was", "were", "old"}
 # Verbs that say something of a choice in a remark: "the eagle and the sparrow can".
 _SAYING = frozenset({"can", "do", "does", "did", "has", "have", "is", "are", "will"})
 
@@ -1222,7 +1429,10 @@ def _contradicted(answer: str, question: Question, index: int) -> bool:
     key = fragment_key(question)
     given = frozenset(polar_words(answer))
     opposites = {o for w, p in given if p for o in OPPOSITE.get(w, ())}
-    return bool(_clashing(answer, question.choices[index], opposites & key.plain[index]))
+    clashing = _clashing(
+        content_words(answer), question.choices[index], opposites & key.plain[index]
+    )
+    return bool(clashing)
 
 
 @lru_cache(maxsize=4096)
@@ -1249,7 +1459,9 @@ def _exceptions_dropped(answer: str, question: Question, key: ChoiceKey) -> set[
     denied: set[int] = set()
     fine: set[int] = set()
     for segment in _SEGMENTS.split(fold(answer)):
-        approved = bool(_FINE.intersection(normalize(segment).split()))
+        said = normalize(segment).split()
+        # "best effort and equal share can": a verb whose complement is left out affirms.
+        approved = bool(_FINE.intersection(said)) or bool(said and said[-1] in _SAYING)
         for part in _PARTS.split(segment):
             if not part.strip():
                 continue
