@@ -1,0 +1,152 @@
+"""Open answers written as notes, and the small forms notes take (grader 1.5).
+
+- A line break ends a claim, as a full stop does: "MEMC snapshots\\nRDB memory only" is two
+  claims, one about each subject, not one clause that names both and compares them.
+- A label with a dash after it at the start of a line is read with what follows it, as one
+  with a colon: "WAL - appends each change".
+- A subject named by several words may be typed as its initials ("SP" for "Shared Pool"),
+  unless they spell a common word.
+- A four-letter plural in a phrase also matches its singular ("8 gpus" in "an 8-GPU box"),
+  and an adverb that only softens or stresses may stand between a phrase's words ("can still
+  grab nearly all of it" for "grab all").
+- A one-word phrase with the prefix "un-" ("untrusted") is also made by a denial of its root
+  ("tenants that don't trust each other").
+- A subject given a property that another point also names is not a swap when the answer
+  says the subject's own property too ("Proxy server: also one fault domain: a fatal error
+  hits every client").
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from bot.core.grading import Verdict, grade
+from tests.support import points_made, rubric_question
+
+CACHES = rubric_question(
+    "Compare the two caches for a team that needs persistence.",
+    [
+        {"point": "RDB: snapshots to disk", "any": ["snapshot", "snapshots", "persist"]},
+        {"point": "MEMC: memory only, lost on restart", "any": ["memory only", "volatile"]},
+    ],
+)
+LOGS = rubric_question(
+    "Name the two logs a database keeps and what each records.",
+    [
+        {
+            "point": "Write-ahead log: appends every change before it is applied",
+            "any": [r"re:\b(wal|write ahead log)\b.{0,40}\b(appends?|every change)\b"],
+        },
+        {
+            "point": "Slow-query log: records queries over a time threshold",
+            "any": [r"re:\b(sql|slow query log)\b.{0,40}\b(threshold|slow queries)\b"],
+        },
+    ],
+)
+FAILURES = rubric_question(
+    "How do failures spread under each way of sharing a server?",
+    [
+        {
+            "point": "Shared Pool: one fault domain, a crash takes down all sharers",
+            "any": ["one fault domain", "all sharers"],
+        },
+        {"point": "Proxy Server: a fatal error hits every client", "any": ["every client"]},
+        {"point": "Sandbox VM: a failure stays in its sandbox", "any": ["contained", "stays in"]},
+    ],
+)
+TENANTS = rubric_question(
+    "Which tenants should not share a server?",
+    [
+        {"point": "Untrusted tenants get their own server", "any": ["untrusted", "strangers"]},
+        {"point": "Big jobs take 8 GPUs of one box", "any": ["8 gpus"]},
+        {"point": "Any tenant can take all the memory", "any": ["grab all", "use all"]},
+    ],
+)
+
+
+def test_a_line_break_ends_a_claim() -> None:
+    # On one line the two names would be one clause that compares them; on two lines each
+    # line is a claim about its own subject, and this one swaps them.
+    answer = "MEMC snapshots to disk\nRDB memory only"
+    assert points_made(CACHES, answer) == []
+    assert len(points_made(CACHES, "RDB snapshots to disk\nMEMC memory only")) == 2
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "WAL - appends each change\nSQL - slow queries over a threshold",
+        "- WAL - appends each change - first\n- SQL -> anything over the threshold",
+    ],
+)
+def test_a_label_with_a_dash_is_read_with_what_follows_it(answer: str) -> None:
+    assert grade(LOGS, answer).verdict is Verdict.CORRECT
+
+
+def test_a_subject_of_several_words_may_be_typed_as_its_initials() -> None:
+    pool = "Shared Pool: one fault domain, a crash takes down all sharers"
+    assert pool in points_made(FAILURES, "sp: one fault domain. ps: every client dies")
+    # "ps" is the proxy server: a claim about it is not about the shared pool.
+    assert pool not in points_made(FAILURES, "ps: one fault domain")
+
+
+def test_initials_about_another_subject_are_not_the_subject() -> None:
+    # "sp" names the Shared Pool: the sandbox point is not made by a claim about it.
+    points = points_made(FAILURES, "sp: contained")
+    assert "Sandbox VM: a failure stays in its sandbox" not in points
+
+
+def test_a_shared_property_said_with_its_own_is_no_swap() -> None:
+    answer = (
+        "Shared Pool: one fault domain. Proxy server: also one fault domain: a fatal error"
+        " hits every client. Sandbox VM: contained."
+    )
+    assert grade(FAILURES, answer).verdict is Verdict.CORRECT
+    assert len(points_made(FAILURES, answer)) == 3
+
+
+def test_a_property_of_another_point_alone_is_still_a_swap() -> None:
+    # The proxy is only given the shared pool's property: its own point is not made.
+    points = points_made(FAILURES, "Proxy server: one fault domain. Sandbox VM: contained.")
+    assert "Proxy Server: a fatal error hits every client" not in points
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "keep apart tenants that don't trust each other",
+        "tenants who are not trusted",
+        "tenants who never trusted the operator",
+    ],
+)
+def test_a_denial_of_an_un_words_root_makes_it(answer: str) -> None:
+    assert points_made(TENANTS, answer) == ["Untrusted tenants get their own server"]
+
+
+@pytest.mark.parametrize("answer", ["tenants that trust each other", "trusted tenants only"])
+def test_the_root_alone_does_not_make_an_un_word(answer: str) -> None:
+    assert points_made(TENANTS, answer) == []
+
+
+@pytest.mark.parametrize("answer", ["big jobs take an 8-GPU box", "8 gpu per job"])
+def test_a_short_plural_matches_its_singular(answer: str) -> None:
+    assert points_made(TENANTS, answer) == ["Big jobs take 8 GPUs of one box"]
+
+
+@pytest.mark.parametrize(
+    "answer", ["one tenant can still grab nearly all of it", "a pod may use almost all of it"]
+)
+def test_a_softening_adverb_may_stand_between_a_phrases_words(answer: str) -> None:
+    assert points_made(TENANTS, answer) == ["Any tenant can take all the memory"]
+
+
+def test_a_denial_is_no_softening_adverb() -> None:
+    assert points_made(TENANTS, "no tenant can grab not all of it") == []
+
+
+@given(st.text(alphabet="abc \n-:", max_size=40))
+def test_notes_never_break_the_grader(answer: str) -> None:
+    if answer.strip():
+        assert grade(LOGS, answer).verdict in set(Verdict)
