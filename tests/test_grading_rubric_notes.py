@@ -11,6 +11,8 @@
   grab nearly all of it" for "grab all").
 - A one-word phrase with the prefix "un-" ("untrusted") is also made by a denial of its root
   ("tenants that don't trust each other").
+- A phrase that opens with a denial ("not exactly half", "no memory limit") is also made by
+  any denial of the rest of its words ("neither is exactly half", "no hard memory limit").
 - A subject given a property that another point also names is not a swap when the answer
   says the subject's own property too ("Proxy server: also one fault domain: a fatal error
   hits every client").
@@ -144,6 +146,35 @@ def test_a_softening_adverb_may_stand_between_a_phrases_words(answer: str) -> No
 
 def test_a_denial_is_no_softening_adverb() -> None:
     assert points_made(TENANTS, "no tenant can grab not all of it") == []
+
+
+HALVES = rubric_question(
+    "Can a partition be sold as exactly half of the accelerator?",
+    [
+        {"point": "Not exactly half the compute", "any": ["not exactly half"]},
+        {"point": "Pods get no memory limit", "any": ["no memory limit"]},
+    ],
+)
+
+
+@pytest.mark.parametrize(
+    ("answer", "point"),
+    [
+        ("neither profile is exactly half", "Not exactly half the compute"),
+        ("it isn't exactly half of the SMs", "Not exactly half the compute"),
+        ("there's no hard memory limit per pod", "Pods get no memory limit"),
+        ("pods don't get a memory limit", "Pods get no memory limit"),
+    ],
+)
+def test_a_denial_of_the_rest_of_a_denied_phrase_makes_it(answer: str, point: str) -> None:
+    assert points_made(HALVES, answer) == [point]
+
+
+@pytest.mark.parametrize(
+    "answer", ["it is exactly half", "each pod has a memory limit", "exactly half, no doubt"]
+)
+def test_the_rest_of_a_denied_phrase_asserted_makes_nothing(answer: str) -> None:
+    assert points_made(HALVES, answer) == []
 
 
 @given(st.text(alphabet="abc \n-:", max_size=40))

@@ -53,6 +53,7 @@ class PointMatcher:
     any_: tuple[re.Pattern[str], ...]
     none: tuple[re.Pattern[str], ...]
     quantities: tuple[tuple[float, str], ...] = ()
+    denied: tuple[re.Pattern[str], ...] = ()  # phrases that count only where denied
 
 
 # A quantity with its unit: "450 GB/s", "0.45 TB/s", "7.2TB/s", "80 GB".
@@ -177,6 +178,34 @@ def _negative_fact(phrase: str) -> re.Pattern[str] | None:
     return re.compile(rf"(?<![\w])(?:{_CUE_WORDS})(?:\s+\w+){{0,2}}?\s+{re.escape(root)}\w*")
 
 
+def _denied_phrase(phrase: str) -> re.Pattern[str] | None:
+    """A phrase that opens with a denial ("not exactly half", "no memory limit") as the
+    rest of its words, to be made where the answer denies them: "neither is exactly half",
+    "there's no hard memory limit"."""
+    if phrase.startswith("re:"):
+        return None
+    words = normalize(phrase).split()
+    at = 0
+    while at < len(words) and words[at] in _AUXILIARIES:
+        at += 1
+    if at == len(words) or words[at] not in _CUES:
+        return None
+    while at < len(words) and (words[at] in _CUES or words[at] in _AUXILIARIES):
+        at += 1
+    rest = words[at:]
+    return _phrase_pattern(" ".join(rest)) if len(rest) >= 2 else None
+
+
+def _found_denied(patterns: tuple[re.Pattern[str], ...], parts: list[tuple[str, str]]) -> bool:
+    """Whether one of ``patterns`` appears denied in a clause of ``parts``."""
+    for pattern in patterns:
+        for _, normal in parts:
+            for m in pattern.finditer(normal):
+                if m.end() > m.start() and _negated(normal, m.start(), m.end()):
+                    return True
+    return False
+
+
 def _unprefixed_fact(phrase: str) -> re.Pattern[str] | None:
     """A one-word phrase with the prefix "un-" ("untrusted", "unhealthy") as any denial of
     its root: "tenants don't trust each other", "not healthy"."""
@@ -239,7 +268,8 @@ def compile_rubric(question: Question) -> tuple[PointMatcher, ...]:
         quantities = tuple(
             q for q in (_quantity(p) for p in point.any if not p.startswith("re:")) if q
         )
-        out.append(PointMatcher(point, any_, none, quantities))
+        denied = tuple(p for p in map(_denied_phrase, point.any) if p is not None)
+        out.append(PointMatcher(point, any_, none, quantities, denied))
     return tuple(out)
 
 
@@ -511,10 +541,11 @@ def match_rubric(question: Question, answer: str) -> tuple[list[RubricPoint], li
             said = _found(subj.describing[index], here) or _found(
                 subj.naming[index], _saying(parts, here, subj)
             )
-            said = said or _same_quantity(pm.quantities, here)
+            said = said or _same_quantity(pm.quantities, here) or _found_denied(pm.denied, here)
             own = _found(subj.describing[index], here)
         else:
             said = _found(pm.any_, here) or _same_quantity(pm.quantities, here)
+            said = said or _found_denied(pm.denied, here)
         if not said and wordings[index]:
             sentences = _sentences(answer) if sentences is None else sentences
             said = _in_other_words(wordings[index], index, sentences, subj)
