@@ -313,7 +313,9 @@ def _spellings(question: Question) -> tuple[frozenset[str], frozenset[str]]:
 
 def _respelt(parts: list[tuple[str, str]], question: Question) -> list[tuple[str, str]]:
     """``parts`` with one-letter typos of the rubric's long words put right ("homogenous",
-    "isloation"), when the word typed is not itself a word of the question."""
+    "isloation"), when the word typed is not itself a word of the question nor another form
+    of the same word ("isolates" stays: phrases match a word's forms already, and a
+    ``none:`` pattern may spell the form out)."""
     long_words, known = _spellings(question)
     if not long_words:
         return parts
@@ -328,10 +330,16 @@ def _respelt(parts: list[tuple[str, str]], question: Question) -> list[tuple[str
                 for w in long_words
                 if w[0] == word[0] and abs(len(w) - len(word)) <= 1 and OSA.distance(w, word) == 1
             ]
-            if len(near) == 1:
+            if len(near) == 1 and not _inflected(near[0], word):
                 words[i] = near[0]
         out.append((folded, " ".join(words)))
     return out
+
+
+def _inflected(one: str, other: str) -> bool:
+    """Whether one word is the other with an inflection: "isolates" and "isolate"."""
+    short, long_ = sorted((one, other), key=len)
+    return long_.startswith(short) and long_[len(short) :] in ("s", "es", "d", "ed")
 
 
 def fold_lines(answer: str) -> str:
