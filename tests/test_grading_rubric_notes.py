@@ -13,6 +13,8 @@
   ("tenants that don't trust each other").
 - A phrase that opens with a denial ("not exactly half", "no memory limit") is also made by
   any denial of the rest of its words ("neither is exactly half", "no hard memory limit").
+- An answer of 12 words or fewer passes only when it makes every point: a short note that
+  leaves a point out is partial, whatever its share of the weight.
 - A subject given a property that another point also names is not a swap when the answer
   says the subject's own property too ("Proxy server: also one fault domain: a fatal error
   hits every client").
@@ -175,6 +177,45 @@ def test_a_denial_of_the_rest_of_a_denied_phrase_makes_it(answer: str, point: st
 )
 def test_the_rest_of_a_denied_phrase_asserted_makes_nothing(answer: str) -> None:
     assert points_made(HALVES, answer) == []
+
+
+NOTES = rubric_question(
+    "What does partitioning a GPU into instances give two tenants?",
+    [
+        {"point": "Dedicated memory", "weight": 2, "any": ["own memory", "dedicated memory"]},
+        {"point": "Fault isolation", "weight": 2, "any": ["fault isolation"]},
+        {"point": "Predictable performance", "any": ["predictable"]},
+    ],
+)
+
+
+def test_a_short_note_that_leaves_a_point_out_is_partial() -> None:
+    result = grade(NOTES, "dedicated memory, fault isolation")
+    assert result.verdict is Verdict.PARTIAL
+    assert result.score < NOTES.pass_score
+    assert "Predictable performance" in result.feedback
+
+
+def test_a_short_note_that_makes_every_point_passes() -> None:
+    answer = "dedicated memory, fault isolation, predictable"
+    assert grade(NOTES, answer).verdict is Verdict.CORRECT
+
+
+def test_a_longer_answer_that_leaves_a_point_out_still_passes() -> None:
+    answer = (
+        "Each tenant gets its own dedicated memory, and there is fault isolation between the"
+        " two of them, so one crash stays put."
+    )
+    assert len(answer.split()) > 12
+    assert grade(NOTES, answer).verdict is Verdict.CORRECT
+
+
+@given(st.lists(st.sampled_from(["dedicated memory", "fault isolation", "and", "so"]), max_size=5))
+def test_a_short_note_is_never_correct_with_a_point_missing(words: list[str]) -> None:
+    answer = " ".join(words)
+    if not answer.strip() or "predictable" in answer:
+        return
+    assert grade(NOTES, answer).verdict is not Verdict.CORRECT
 
 
 @given(st.text(alphabet="abc \n-:", max_size=40))
