@@ -28,25 +28,13 @@ from hypothesis import strategies as st
 
 from bot.core.grading import Verdict, grade
 from tests.support import points_made, rubric_question
+from tests.test_grading_rubric_terse import LOGS
 
 CACHES = rubric_question(
     "Compare the two caches for a team that needs persistence.",
     [
         {"point": "RDB: snapshots to disk", "any": ["snapshot", "snapshots", "persist"]},
         {"point": "MEMC: memory only, lost on restart", "any": ["memory only", "volatile"]},
-    ],
-)
-LOGS = rubric_question(
-    "Name the two logs a database keeps and what each records.",
-    [
-        {
-            "point": "Write-ahead log: appends every change before it is applied",
-            "any": [r"re:\b(wal|write ahead log)\b.{0,40}\b(appends?|every change)\b"],
-        },
-        {
-            "point": "Slow-query log: records queries over a time threshold",
-            "any": [r"re:\b(sql|slow query log)\b.{0,40}\b(threshold|slow queries)\b"],
-        },
     ],
 )
 FAILURES = rubric_question(
