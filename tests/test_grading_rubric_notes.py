@@ -15,6 +15,10 @@
   any denial of the rest of its words ("neither is exactly half", "no hard memory limit").
 - An answer of 12 words or fewer passes only when it makes every point: a short note that
   leaves a point out is partial, whatever its share of the weight.
+- A denial after a phrase denies it only within its own claim: "find where it came from, so it
+  doesn't happen again" still finds where it came from.
+- An object pronoun in a phrase ("it preempts") stands for any word but a denial: "it doesn't
+  preempt" is not "it preempts".
 - A subject given a property that another point also names is not a swap when the answer
   says the subject's own property too ("Proxy server: also one fault domain: a fatal error
   hits every client").
@@ -204,6 +208,41 @@ def test_a_short_note_is_never_correct_with_a_point_missing(words: list[str]) ->
     if not answer.strip() or "predictable" in answer:
         return
     assert grade(NOTES, answer).verdict is not Verdict.CORRECT
+
+
+CAUSES = rubric_question(
+    "A deck quoted a wrong figure. What do you do?",
+    [
+        {"point": "Finds where the figure came from", "any": ["came from", "traced it"]},
+        {
+            "point": "Priority does not preempt",
+            "any": ["no preemption", "does not preempt"],
+            "none": ["it preempts"],
+        },
+    ],
+)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "find out where it came from so it doesn't happen again",
+        "I traced it and then nothing like it happened again",
+    ],
+)
+def test_a_denial_in_a_following_claim_denies_nothing_before_it(answer: str) -> None:
+    assert points_made(CAUSES, answer) == ["Finds where the figure came from"]
+
+
+def test_a_denial_right_after_a_phrase_still_denies_it() -> None:
+    assert points_made(CAUSES, "where it came from is not known") == []
+
+
+def test_an_object_pronoun_in_a_phrase_is_no_denial() -> None:
+    assert points_made(CAUSES, "it doesn't preempt running kernels") == [
+        "Priority does not preempt"
+    ]
+    assert points_made(CAUSES, "it preempts them, so no preemption worries") == []
 
 
 @given(st.text(alphabet="abc \n-:", max_size=40))

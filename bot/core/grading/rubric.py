@@ -43,6 +43,9 @@ _WINDOW_AFTER = 3
 # Cues that open a claim of their own rather than deny what came before them: "best effort,
 # max utilisation, no guarantee", "time-slicing with no isolation".
 _NEW_CLAIM = frozenset({"no", "zero", "nothing", "without", "lack", "lacking", "lacks"})
+# Words that open a claim of their own after a phrase: a denial after them is that claim's
+# ("find where it came from so it doesn't happen again" does not deny "came from").
+_JOINERS = frozenset({"so", "and", "because", "since", "then", "when", "if", "unless", "hence"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,7 +145,7 @@ def _word_pattern(word: str) -> str:
 def _forms(word: str) -> str:
     """``word`` in its other forms (see :func:`_word_pattern`)."""
     if word in ("them", "it"):  # "won't kick them out" is also "won't kick out kernels"
-        return r"(?:\w+\s)?"
+        return _ANY_OBJECT
     if word in _DETERMINERS:
         return r"(?:(?:" + "|".join(sorted(_DETERMINERS)) + r")\s)?"
     if not word.isalpha() or len(word) < 3:
@@ -155,6 +158,15 @@ def _forms(word: str) -> str:
         return re.escape(word) + r"(?:es|ed|ing|able)?"
     base = _INFLECTION.sub("", word)
     return re.escape(base) + r"(?:e|es|s|ed|d|ing|able)?"
+
+
+# An object pronoun of a phrase stands for any one word but a denial: "it preempts" is not
+# made by "doesn't preempt".
+_ANY_OBJECT = (
+    r"(?:(?!(?:"
+    + "|".join(sorted(_CUES, key=len, reverse=True))
+    + r")\s)\w+\s)?"
+)
 
 
 _AUXILIARIES = frozenset(
@@ -389,6 +401,8 @@ def _negated(normal: str, start: int, end: int) -> bool:
                 return True
     after = normal[end:].split()[:_WINDOW_AFTER]
     for i, word in enumerate(after):
+        if word in _JOINERS:  # "... where it came from, so it doesn't happen again"
+            break
         if word in _CUES and word not in _NEW_CLAIM:
             following = after[i + 1] if i + 1 < len(after) else ""
             if (word, following) not in _NOT_CUES:
