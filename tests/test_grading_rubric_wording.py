@@ -123,3 +123,22 @@ def test_a_crash_that_takes_everyone_down_is_a_fatal_error_that_kills_every_clie
     assert points_made(shared, "one crash takes down everyone on it") == [
         "A fatal error kills every client"
     ]
+
+
+def test_another_form_of_a_phrase_word_is_not_respelt_into_it() -> None:
+    # "isolates" is one letter from the phrase word "isolate", but it is the same word:
+    # it stays as typed, so the none: pattern that spells it out still cancels the point.
+    shared = rubric_question(
+        "What can a shared server not guarantee its clients?",
+        [
+            {
+                "point": "No fault isolation between clients",
+                "any": ["cannot isolate faults", "shared fault domain"],
+                "none": [r"re:\bisolates clients\b"],
+            },
+            {"point": "Caps are limits, not walls", "any": ["caps"]},
+        ],
+    )
+    point = "No fault isolation between clients"
+    assert point in points_made(shared, "one shared fault domain for all of them")
+    assert point not in points_made(shared, "shared fault domain, but it isolates the clients")

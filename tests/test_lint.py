@@ -135,7 +135,9 @@ def _with_examples(q: dict[str, Any], **lists: list[str]) -> dict[str, Any]:
 GOOD_OPEN_EXAMPLES = {
     "pass_": [
         "Own memory per instance, fault isolation, predictable latency.",
-        "Each gets dedicated memory and there is fault isolation between them.",
+        # more than a terse note: an answer of 12 words or fewer must make every point
+        "Each tenant gets dedicated memory, and there is fault isolation between them, so a"
+        " crash stays in its own instance.",
     ],
     "fail": [
         "They share one memory pool and a crash takes both down.",
@@ -365,14 +367,17 @@ def test_a_fail_example_that_passes_is_reported_with_its_score_and_matched_point
     tmp_path: Path,
 ) -> None:
     data = _good_pack()
-    examples = dict(GOOD_OPEN_EXAMPLES, fail=["Dedicated memory and fault isolation for all."])
+    examples = dict(
+        GOOD_OPEN_EXAMPLES,
+        fail=["It has dedicated memory and fault isolation, so we are all set and good to go."],
+    )
     _with_examples(_question(data, "open"), **examples)
     report = lint.lint_report([_write(tmp_path, data)])
     _assert_one_problem_naming(
         report.problems,
         "mig-isolation",
         "fail example 1",
-        "'Dedicated memory and fault isolation for all.'",
+        "'It has dedicated memory and fault isolation, so we are all set and good to go.'",
         "grades correct, not incorrect",
         "score 0.80",
         "matched: Dedicated memory; Fault isolation",

@@ -43,6 +43,9 @@ _WINDOW_AFTER = 3
 # Cues that open a claim of their own rather than deny what came before them: "best effort,
 # max utilisation, no guarantee", "time-slicing with no isolation".
 _NEW_CLAIM = frozenset({"no", "zero", "nothing", "without", "lack", "lacking", "lacks"})
+# Words that open a claim of their own after a phrase: a denial after them is that claim's
+# ("find where it came from so it doesn't happen again" does not deny "came from").
+_JOINERS = frozenset({"so", "and", "because", "since", "then", "when", "if", "unless", "hence"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +56,7 @@ class PointMatcher:
     any_: tuple[re.Pattern[str], ...]
     none: tuple[re.Pattern[str], ...]
     quantities: tuple[tuple[float, str], ...] = ()
+    denied: tuple[re.Pattern[str], ...] = ()  # phrases that count only where denied
 
 
 # A quantity with its unit: "450 GB/s", "0.45 TB/s", "7.2TB/s", "80 GB".
@@ -99,7 +103,10 @@ def _phrase_pattern(phrase: str) -> re.Pattern[str] | None:
 
 # Between two words of a phrase, the answer may put a possessive or a demonstrative, as it
 # may put an article: "stays inside its instance" is "inside the instance".
-_JOIN = r"\s?(?:(?:its|their|this|that|each|every)\s)?"
+# So may an adverb that only softens or stresses ("can still grab nearly all of it").
+_FILLERS = ("its", "their", "this", "that", "each", "every", "still", "also", "even", "really",
+            "actually", "just", "nearly", "almost", "basically", "simply")  # fmt: skip
+_JOIN = r"\s?(?:(?:" + "|".join(_FILLERS) + r")\s)?"
 # A "to be" inside a phrase may be left out or put in another tense, as terse answers do:
 # "faults are contained" is also "faults contained", "faults were contained".
 _BE_WORDS = frozenset({"is", "are", "was", "were", "be", "been", "being", "gets", "get"})
@@ -138,17 +145,28 @@ def _word_pattern(word: str) -> str:
 def _forms(word: str) -> str:
     """``word`` in its other forms (see :func:`_word_pattern`)."""
     if word in ("them", "it"):  # "won't kick them out" is also "won't kick out kernels"
-        return r"(?:\w+\s)?"
+        return _ANY_OBJECT
     if word in _DETERMINERS:
         return r"(?:(?:" + "|".join(sorted(_DETERMINERS)) + r")\s)?"
     if not word.isalpha() or len(word) < 3:
         return re.escape(word)
     if len(word) < 5:
+        if len(word) == 4 and word.endswith("s") and not word.endswith("ss"):
+            return re.escape(word[:-1]) + r"(?:e?s)?"  # "gpus" is also "gpu", as in "8-gpu"
         return re.escape(word) + r"(?:e?s)?"
     if word.endswith("ss"):  # "bypass": "bypasses", "bypassed", "bypassing", "bypassable"
         return re.escape(word) + r"(?:es|ed|ing|able)?"
     base = _INFLECTION.sub("", word)
     return re.escape(base) + r"(?:e|es|s|ed|d|ing|able)?"
+
+
+# An object pronoun of a phrase stands for any one word but a denial: "it preempts" is not
+# made by "doesn't preempt".
+_ANY_OBJECT = (
+    r"(?:(?!(?:"
+    + "|".join(sorted(_CUES, key=len, reverse=True))
+    + r")\s)\w+\s)?"
+)
 
 
 _AUXILIARIES = frozenset(
@@ -170,6 +188,54 @@ def _negative_fact(phrase: str) -> re.Pattern[str] | None:
         return None
     root = _root(rest[0])
     return re.compile(rf"(?<![\w])(?:{_CUE_WORDS})(?:\s+\w+){{0,2}}?\s+{re.escape(root)}\w*")
+
+
+def _denied_phrase(phrase: str) -> re.Pattern[str] | None:
+    """A phrase that opens with a denial ("not exactly half", "no memory limit") as the
+    rest of its words, to be made where the answer denies them: "neither is exactly half",
+    "there's no hard memory limit"."""
+    if phrase.startswith("re:"):
+        return None
+    words = normalize(phrase).split()
+    at = 0
+    while at < len(words) and words[at] in _AUXILIARIES:
+        at += 1
+    if at == len(words) or words[at] not in _CUES:
+        return None
+    while at < len(words) and (words[at] in _CUES or words[at] in _AUXILIARIES):
+        at += 1
+    rest = words[at:]
+    return _phrase_pattern(" ".join(rest)) if len(rest) >= 2 else None
+
+
+def _found_denied(patterns: tuple[re.Pattern[str], ...], parts: list[tuple[str, str]]) -> bool:
+    """Whether one of ``patterns`` appears denied in a clause of ``parts``."""
+    for pattern in patterns:
+        for _, normal in parts:
+            for m in pattern.finditer(normal):
+                if m.end() > m.start() and _negated(normal, m.start(), m.end()):
+                    return True
+    return False
+
+
+def _unprefixed_fact(phrase: str) -> re.Pattern[str] | None:
+    """A one-word phrase with the prefix "un-" ("untrusted", "unhealthy") as any denial of
+    its root: "tenants don't trust each other", "not healthy"."""
+    if phrase.startswith("re:"):
+        return None
+    words = [w for w in normalize(phrase).split() if w not in _AUXILIARIES]
+    if len(words) != 1 or not words[0].startswith("un") or words[0].startswith(_NOT_UN):
+        return None
+    rest = words[0][2:]
+    if len(rest) < 4 or not rest.isalpha() or rest in _NOT_UN_ROOTS:
+        return None
+    root = _root(rest)
+    return re.compile(rf"(?<![\w])(?:{_CUE_WORDS})(?:\s+\w+){{0,2}}?\s+{re.escape(root)}\w*")
+
+
+# Words that begin with "un" but are not a denial of the rest ("under", "unit", "until").
+_NOT_UN = ("under", "uni", "unle", "unti")
+_NOT_UN_ROOTS = frozenset({"even", "like", "less"})
 
 
 def _root(word: str) -> str:
@@ -207,13 +273,15 @@ def compile_rubric(question: Question) -> tuple[PointMatcher, ...]:
     for point in question.rubric:
         any_ = tuple(p for p in map(_phrase_pattern, point.any) if p is not None)
         facts = {f.pattern: f for f in map(_negative_fact, point.any) if f is not None}
+        facts |= {f.pattern: f for f in map(_unprefixed_fact, point.any) if f is not None}
         facts |= {f.pattern: f for f in _paraphrased(point.any) if f.pattern not in facts}
         any_ += tuple(facts.values())
         none = tuple(p for p in map(_phrase_pattern, point.none) if p is not None)
         quantities = tuple(
             q for q in (_quantity(p) for p in point.any if not p.startswith("re:")) if q
         )
-        out.append(PointMatcher(point, any_, none, quantities))
+        denied = tuple(p for p in map(_denied_phrase, point.any) if p is not None)
+        out.append(PointMatcher(point, any_, none, quantities, denied))
     return tuple(out)
 
 
@@ -257,7 +325,9 @@ def _spellings(question: Question) -> tuple[frozenset[str], frozenset[str]]:
 
 def _respelt(parts: list[tuple[str, str]], question: Question) -> list[tuple[str, str]]:
     """``parts`` with one-letter typos of the rubric's long words put right ("homogenous",
-    "isloation"), when the word typed is not itself a word of the question."""
+    "isloation"), when the word typed is not itself a word of the question nor another form
+    of the same word ("isolates" stays: phrases match a word's forms already, and a
+    ``none:`` pattern may spell the form out)."""
     long_words, known = _spellings(question)
     if not long_words:
         return parts
@@ -272,16 +342,28 @@ def _respelt(parts: list[tuple[str, str]], question: Question) -> list[tuple[str
                 for w in long_words
                 if w[0] == word[0] and abs(len(w) - len(word)) <= 1 and OSA.distance(w, word) == 1
             ]
-            if len(near) == 1:
+            if len(near) == 1 and not _inflected(near[0], word):
                 words[i] = near[0]
         out.append((folded, " ".join(words)))
     return out
 
 
+def _inflected(one: str, other: str) -> bool:
+    """Whether one word is the other with an inflection: "isolates" and "isolate"."""
+    short, long_ = sorted((one, other), key=len)
+    return long_.startswith(short) and long_[len(short) :] in ("s", "es", "d", "ed")
+
+
+def fold_lines(answer: str) -> str:
+    """``answer`` folded line by line: a line break, which ``fold`` would make a space,
+    still ends a clause ("DP: splits the batch\nTP: ..." is two claims, not one)."""
+    return "\n".join(f for f in map(fold, answer.splitlines()) if f)
+
+
 def clauses(answer: str) -> list[tuple[str, str]]:
     """Split ``answer`` into clauses, each as (folded text, normalised text)."""
     out: list[tuple[str, str]] = []
-    for piece in _CLAUSE.split(_LABEL.sub(r"\1\2 ", spell_out(fold(answer)))):
+    for piece in _CLAUSE.split(_unlabel(spell_out(fold_lines(answer)))):
         if piece and piece.strip():
             normal = normalize(piece)
             if normal and out and _RELATIVE.match(normal):
@@ -299,6 +381,13 @@ _RELATIVE = re.compile(r"(?:which|who|whose)\b")
 _LABEL = re.compile(
     r"(^|\n|[.;!?]\s|\s[-–—]\s)\s*[-*•]?\s*([^\W\d_][\w/+.-]*(?: [\w/+.-]+){0,2}):\s"
 )
+# Notes put a dash after a label that opens a line: "DP - splits the batch".
+_DASH_LABEL = re.compile(r"^(\s*[-*•]?\s*[^\W\d_][\w/+.]*(?: [\w/+.]+){0,2})\s+[-–—]+>?\s", re.M)
+
+
+def _unlabel(folded: str) -> str:
+    """``folded`` with each label read with what follows it: its colon or dash goes."""
+    return _DASH_LABEL.sub(r"\1 ", _LABEL.sub(r"\1\2 ", folded))
 
 
 def _negated(normal: str, start: int, end: int) -> bool:
@@ -312,6 +401,8 @@ def _negated(normal: str, start: int, end: int) -> bool:
                 return True
     after = normal[end:].split()[:_WINDOW_AFTER]
     for i, word in enumerate(after):
+        if word in _JOINERS:  # "... where it came from, so it doesn't happen again"
+            break
         if word in _CUES and word not in _NEW_CLAIM:
             following = after[i + 1] if i + 1 < len(after) else ""
             if (word, following) not in _NOT_CUES:
@@ -361,10 +452,18 @@ _ACRONYM = re.compile(r"[A-Z][A-Za-z0-9]*[A-Z]|[a-z][A-Z]{2,}")
 
 
 def _subject_pattern(name: str) -> re.Pattern[str]:
-    """``name`` as it may be typed: "Time-slicing" is also "time sliced", "timeslicing"."""
+    """``name`` as it may be typed: "Time-slicing" is also "time sliced", "timeslicing",
+    and a name of several words its initials ("ts", "FS" for Fixed Share) unless they
+    spell a common word ("be" for Best Effort)."""
+    from bot.core.grading.overlap import STOPWORDS
+
     words = normalize(name).split()
     parts = [re.escape(w[:-3] if len(w) >= 6 else w) + r"\w*" for w in words]
-    return re.compile(r"(?<![\w.])" + r"\s?".join(parts) + r"(?![\w])")
+    typed = r"\s?".join(parts)
+    initials = "".join(w[0] for w in words)
+    if len(words) > 1 and initials.isalpha() and initials not in STOPWORDS:
+        typed = f"(?:{typed}|{initials})"
+    return re.compile(r"(?<![\w.])" + typed + r"(?![\w])")
 
 
 @dataclass(frozen=True, slots=True)
@@ -457,21 +556,25 @@ def match_rubric(question: Question, answer: str) -> tuple[list[RubricPoint], li
     matched: list[RubricPoint] = []
     missed: list[RubricPoint] = []
     for index, pm in enumerate(matchers):
-        here = parts
+        here, own = parts, False
         if subj is not None and subj.patterns[index] is not None:
             here = [c for c in parts if _about(c[1], index, subj) is not False]
             # A bare name ("MIG, MPS and time-slicing") lists a subject, it says nothing of it.
             said = _found(subj.describing[index], here) or _found(
                 subj.naming[index], _saying(parts, here, subj)
             )
-            said = said or _same_quantity(pm.quantities, here)
+            said = said or _same_quantity(pm.quantities, here) or _found_denied(pm.denied, here)
+            own = _found(subj.describing[index], here)
         else:
             said = _found(pm.any_, here) or _same_quantity(pm.quantities, here)
+            said = said or _found_denied(pm.denied, here)
         if not said and wordings[index]:
             sentences = _sentences(answer) if sentences is None else sentences
             said = _in_other_words(wordings[index], index, sentences, subj)
         made = said and not _found(pm.none, parts)
-        if made and subj is not None and subj.patterns[index] is not None:
+        if made and subj is not None and subj.patterns[index] is not None and not own:
+            # A subject given another point's property is a swap, unless the answer also
+            # says its own ("MPS: also one fault domain: ... hits every client").
             made = not _swapped(index, parts, subj)
         (matched if made else missed).append(pm.point)
     return matched, missed
@@ -681,7 +784,7 @@ class _Sentence:
 
 def _sentences(answer: str) -> list[_Sentence]:
     out = []
-    for piece in _SENTENCE.split(spell_out(fold(answer))):
+    for piece in _SENTENCE.split(spell_out(fold_lines(answer))):
         normal = normalize(piece) if piece else ""
         if normal:
             words = frozenset(normal.split())
