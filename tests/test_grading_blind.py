@@ -22,13 +22,14 @@ from bot.core.grading import grade
 BLIND = Path(__file__).parent / "data" / "grading" / "blind"
 LABELS = {"correct", "partial", "incorrect"}
 
-# The report half's floors (binary: partial counts as not correct), set 2026-12-01 from a
-# measured 0.940 agreement, 0.017 false-correct and 0.100 false-reject (grader 1.4; 1.3 had
-# 0.940, 0.015 and 0.103; 1.2 0.936, 0.015 and 0.110; 1.1 0.925, 0.017 and 0.131). The
-# issue's targets are 0.95, 0.02 and 0.05.
-AGREEMENT_AT_LEAST = 0.935
+# The report half's floors (binary: partial counts as not correct), set 2026-12-02 from a
+# measured 0.957 agreement, 0.017 false-correct and 0.071 false-reject (grader 1.5, whose
+# report-a questions were tuned on another writer's answers; 1.4 had 0.940, 0.017 and
+# 0.100; 1.3 0.940, 0.015 and 0.103; 1.1 0.925, 0.017 and 0.131). The targets are
+# 0.95, 0.02 and 0.05.
+AGREEMENT_AT_LEAST = 0.952
 FALSE_CORRECT_AT_MOST = 0.02
-FALSE_REJECT_AT_MOST = 0.105
+FALSE_REJECT_AT_MOST = 0.075
 
 
 @dataclass

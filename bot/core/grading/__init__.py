@@ -17,13 +17,15 @@ from enum import StrEnum
 from bot.core.content import Question, RubricPoint
 from bot.core.errors import UserError
 
-GRADER_VERSION = "1.4"  # 1.1: not-an-answer, choices as text, numbers, identifiers
+GRADER_VERSION = "1.5"  # 1.1: not-an-answer, choices as text, numbers, identifiers
 # 1.2: choice gist and exceptions, who a rubric claim is about, negative facts, shorthands
 # 1.3: choices in words (spelt CamelCase names, remarks, "but not", paraphrases, "per X"),
 # terse rubric answers (labels, "to be" left out, possessives)
 # 1.4: choice letters in sentences, denied ("A, C is wrong") and taken back; places, "all but" and
 # remarks on other choices after an opening pick
 # and rubric points said in other words (half of a point's own words in one sentence)
+# 1.5: short-answer hedges and slips, units of another kind, restated scopes; choice words
+# weighed by what tells rivals apart; rubric notes read line by line, short notes make every point
 MAX_ANSWER_CHARS = 4000
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffd]+")
 
