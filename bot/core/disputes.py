@@ -34,6 +34,7 @@ from typing import Final, Protocol
 from bot.core.answers import DISPUTE
 from bot.core.context import Context
 from bot.core.daily.answering import VERDICT_MARK, points_for
+from bot.core.display import choice_lines, displayed, seed_of
 from bot.core.errors import UserError
 from bot.core.grading import Grade, Verdict
 from bot.core.leaderboard import LEADERBOARD, board_keys
@@ -87,6 +88,13 @@ class Dispute:
     verdict_after: str | None = None
     score_after: float | None = None
     note: str = ""
+    daily_prompt_id: int | None = None  # the post or session the answer answered, whose
+    quiz_session_id: int | None = None  # order of the choices the user saw (bot.core.display)
+
+    @property
+    def shown_with(self) -> str | None:
+        """The seed of the order the disputed answer's choices were shown in."""
+        return seed_of(self.daily_prompt_id, self.quiz_session_id)
 
 
 @dataclass(frozen=True, slots=True)
@@ -330,12 +338,15 @@ def review_command(ctx: Context, words: Sequence[str]) -> list[Outgoing]:
 
 
 def dispute_card(ctx: Context, dispute: Dispute) -> Card:
-    """One dispute as an admin reviews it; an open one carries its decision buttons."""
-    question = ctx.bank.get(dispute.question_id)
+    """One dispute as an admin reviews it; an open one carries its decision buttons. A choice
+    question's choices, and the expected letter, are in the order the user saw them, the
+    order their answer's letters and the grade's feedback speak of."""
+    question = displayed(ctx.bank.get(dispute.question_id), dispute.shown_with)
     answer = dispute.answer if len(dispute.answer) <= 600 else dispute.answer[:599] + "…"
     blocks = [
         f"Question ({dispute.question_id}): "
         + (question.prompt if question is not None else "no longer in the bank"),
+        *((choice_lines(question),) if question is not None and question.choices else ()),
         f"Answer: {answer}",
         f"Grade: {_grade_text(dispute.verdict_before, dispute.score_before)} "
         f"by grader {dispute.grader_before}. {dispute.feedback_before}".strip(),
