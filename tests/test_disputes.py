@@ -335,6 +335,56 @@ def test_accepting_as_correct_regrades_the_attempt_points_and_board_follow_and_t
     assert "#1 · accepted" in status and "now ✅ Correct (100%)" in status
 
 
+@pytest.mark.parametrize(
+    ("word", "meant"),
+    [
+        ("parital", "partial"),
+        ("Partail", "partial"),
+        ("partially", "partial"),
+        ("partly", "partial"),
+        ("part", "partial"),
+        ("corect", "correct"),
+        ("correctly", "correct"),
+        ("corr", "correct"),
+    ],
+)
+def test_a_verdict_mistyped_is_questioned_and_decides_nothing(
+    app: App, alice: Transcript, admin: Transcript, word: str, meant: str
+) -> None:
+    dispute_wrong_answer(alice)
+    counts = row_counts(app)
+    (reply,) = admin.send(f"/studybot disputes accept 1 {word} close enough")
+    assert reply.text.startswith(f"Did you mean {meant}?")
+    assert "nothing is decided" in reply.text and len(reply.text.splitlines()) == 1
+    assert f"/studybot disputes accept 1 {meant} [NOTE]" in reply.text
+    assert row_counts(app) == counts
+    assert [(d.status, d.verdict_after) for d in disputes(app)] == [("open", None)]
+    admin.send(f"/studybot disputes accept 1 partial {word} close enough")  # the note's word
+    (row,) = disputes(app)
+    assert (row.status, row.verdict_after, row.note) == (
+        "accepted",
+        "partial",
+        f"{word} close enough",
+    )
+
+
+@pytest.mark.parametrize(
+    ("words", "verdict", "note"),
+    [
+        ("partial, close enough", "partial", "close enough"),
+        ("Correct.", "correct", ""),
+        ("the grader missed the synonym", "correct", "the grader missed the synonym"),
+    ],
+)
+def test_accept_reads_the_verdict_before_the_note(
+    app: App, alice: Transcript, admin: Transcript, words: str, verdict: str, note: str
+) -> None:
+    dispute_wrong_answer(alice)
+    admin.send(f"/studybot disputes accept 1 {words}")
+    (row,) = disputes(app)
+    assert (row.status, row.verdict_after, row.note) == ("accepted", verdict, note)
+
+
 def test_accepting_as_partial_gives_half_the_points(
     app: App, alice: Transcript, admin: Transcript
 ) -> None:

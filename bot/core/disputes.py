@@ -20,8 +20,11 @@ Rules
   practice, quiz, live and mock answers earned no points by their grade and earn none by a
   dispute. The streak counts every real answer, right or wrong, so it already counted this
   one and a re-grade leaves it as it is.
+- ``accept ID [correct|partial] [NOTE]``: a first word that reads like a verdict mistyped
+  ("parital") is questioned, not taken for the start of a note under a full grade.
 - Anything wrong (no graded answer, a second dispute, a non-admin deciding, an unknown id, a
-  decided dispute) is a UserError: a friendly reply, and the transaction writes nothing.
+  decided dispute, a mistyped verdict) is a UserError: a friendly reply, and the transaction
+  writes nothing.
 """
 
 from __future__ import annotations
@@ -30,6 +33,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Final, Protocol
+
+from rapidfuzz import fuzz
 
 from bot.core.answers import DISPUTE
 from bot.core.context import Context
@@ -53,6 +58,8 @@ MAX_TEXT: Final = 1000  # a reason or a note
 SHOWN: Final = 5  # disputes shown by one /studybot disputes
 STATUS_SHOWN: Final = 10
 RANK: Final = {Verdict.INCORRECT.value: 0, Verdict.PARTIAL.value: 1, Verdict.CORRECT.value: 2}
+VERDICT_WORDS: Final = (Verdict.CORRECT.value, Verdict.PARTIAL.value)  # what accept takes
+VERDICT_LIKE: Final = 75  # rapidfuzz ratio from which a word reads as a verdict mistyped
 
 DISPUTE_USAGE: Final = (
     "Usage: /dispute [REASON] disputes the grade of your latest graded answer · "
@@ -324,17 +331,45 @@ def review_command(ctx: Context, words: Sequence[str]) -> list[Outgoing]:
         if not rest:
             raise UserError(REVIEW_USAGE)
         dispute_id = _dispute_id(rest[0])
-        verdict = Verdict.CORRECT.value
-        if len(rest) > 1 and rest[1].lower() in (Verdict.CORRECT.value, Verdict.PARTIAL.value):
-            verdict = rest[1].lower()
-            rest = rest[1:]
-        return accept(ctx, _get(ctx, dispute_id), verdict, _clean(" ".join(rest[1:]), "note"))
+        verdict, note = _verdict_and_note(dispute_id, rest[1:])
+        return accept(ctx, _get(ctx, dispute_id), verdict, _clean(note, "note"))
     if verb == "reject":
         if not rest:
             raise UserError(REVIEW_USAGE)
         dispute_id = _dispute_id(rest[0])
         return reject(ctx, _get(ctx, dispute_id), _clean(" ".join(rest[1:]), "note"))
     raise UserError(f"I don't know /studybot disputes {verb[:30]}. {REVIEW_USAGE}")
+
+
+def _verdict_and_note(dispute_id: int, words: Sequence[str]) -> tuple[str, str]:
+    """``[correct|partial] [NOTE]`` after ``accept ID``: the verdict (correct when none is
+    named) and the note. A first word that reads like a verdict mistyped ("parital",
+    "partially", "corect", "part") is questioned with a UserError, so that nothing is
+    decided: a full grade given by a typo could not be taken back."""
+    if not words:
+        return Verdict.CORRECT.value, ""
+    first = words[0].casefold().strip(".,;:!?")
+    if first in VERDICT_WORDS:
+        return first, " ".join(words[1:])
+    guess = next((v for v in VERDICT_WORDS if _reads_like(first, v)), None)
+    if guess is not None:
+        raise UserError(
+            f"Did you mean {guess}? “{words[0][:20]}” is no verdict, and nothing is decided "
+            f"yet: /studybot disputes accept {dispute_id} {guess} [NOTE] (or correct); a note "
+            f"that starts with that word goes after the verdict "
+            f"(/studybot disputes accept {dispute_id} correct {words[0][:20]} …)."
+        )
+    return Verdict.CORRECT.value, " ".join(words)
+
+
+def _reads_like(word: str, verdict: str) -> bool:
+    """``word`` is ``verdict`` mistyped, shortened or inflected ("parital", "part",
+    "partially")."""
+    return (
+        fuzz.ratio(word, verdict) >= VERDICT_LIKE
+        or (len(word) >= 3 and verdict.startswith(word))
+        or word.startswith(verdict)
+    )
 
 
 def dispute_card(ctx: Context, dispute: Dispute) -> Card:
