@@ -304,6 +304,26 @@ def test_the_admin_card_shows_the_choices_and_the_expected_letter_as_the_user_sa
     assert "Expected: A)" not in text
 
 
+@pytest.mark.parametrize(
+    ("tz", "footer", "day"),
+    [
+        ("Pacific/Kiritimati", "Filed 2026-12-02 11:00 +14", "02 Dec"),
+        ("America/Los_Angeles", "Filed 2026-12-01 13:00 PST", "01 Dec"),
+        ("UTC", "Filed 2026-12-01 21:00 UTC", "01 Dec"),
+    ],
+)
+def test_the_card_and_the_status_give_the_filing_time_in_the_readers_zone(
+    clock: SimulatedClock, alice: Transcript, admin: Transcript, tz: str, footer: str, day: str
+) -> None:
+    clock.advance(timedelta(hours=12))  # 21:00 UTC
+    dispute_wrong_answer(alice)
+    admin.send(f"/tz {tz}")
+    alice.send(f"/tz {tz}")
+    _head, card = admin.send("/studybot disputes")
+    assert card.card.footer == footer
+    assert f"filed {day}, waiting for an admin" in alice.say("/dispute status")
+
+
 def test_accepting_as_correct_regrades_the_attempt_points_and_board_follow_and_the_user_is_told(
     app: App, alice: Transcript, admin: Transcript
 ) -> None:

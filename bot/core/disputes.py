@@ -264,7 +264,9 @@ def dispute_status(ctx: Context) -> list[Outgoing]:
         if d.status == ACCEPTED and d.verdict_after is not None and d.score_after is not None:
             line += f" · now {_grade_text(d.verdict_after, d.score_after)}"
         elif d.status == OPEN:
-            line += f" · filed {d.created_at:%d %b}, waiting for an admin"
+            line += (
+                f" · filed {d.created_at.astimezone(ctx.user_zone):%d %b}, waiting for an admin"
+            )
         if d.note:
             line += f" · note: {d.note}"
         lines.append(line)
@@ -407,7 +409,7 @@ def dispute_card(ctx: Context, dispute: Dispute) -> Card:
         title=f"Dispute #{dispute.id} · {dispute.user_name} · {dispute.status}",
         blocks=tuple(blocks),
         buttons=buttons,
-        footer=f"Filed {dispute.created_at:%Y-%m-%d %H:%M} UTC",
+        footer=f"Filed {dispute.created_at.astimezone(ctx.user_zone):%Y-%m-%d %H:%M %Z}",
     )
 
 
