@@ -20,7 +20,7 @@ from bot.core.messages import OUTBOX, Attachment, Card, Delivery, Outgoing
 from bot.core.model import Channel, User, Workspace
 from bot.core.ports import Port, UnitOfWork
 from bot.core.seasons import season_at
-from bot.core.teams import TEAMS, Team, find_team
+from bot.core.teams import TEAMS, Team, board_team
 from bot.core.timezones import zone
 
 TOP = 10
@@ -382,7 +382,7 @@ def board_message(ctx: Context, query: BoardQuery, period: Period | None = None)
         )
         title = f"Team leaderboard · {period.label}"
     else:
-        team = find_team(ctx, query.team) if query.team else None
+        team = board_team(ctx, query.team) if query.team else None
         board = people_board(ctx.uow, ctx.workspace, period, ctx.user, team)
         blocks = _people_text(board, ctx.user)
         labels = [r.name for r in board.rows]
