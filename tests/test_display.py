@@ -163,3 +163,20 @@ def test_an_answer_to_a_question_shown_in_pack_order_is_kept_as_typed() -> None:
     assert in_pack_order(question, None, "B") == "B"
     open_question = next(q for q in BUNDLED if q.kind == "open")
     assert in_pack_order(open_question, daily_seed(1), "B") == "B"
+
+
+MULTI = [q for q in BUNDLED if q.kind == "multi"]
+
+
+@given(st.sampled_from(MULTI), st.integers(1, 10**9))
+def test_the_right_choices_of_a_multi_question_are_told_in_the_order_they_are_shown(
+    question: Question, post: int
+) -> None:
+    """The reveal and the grade say "B) …, D) …, E) …", the letters in the order of the
+    list above them, whatever order the pack lists the answers in."""
+    shown = displayed(question, daily_seed(post))
+    told = re.findall(r"(?:^|, )([A-H])\) ", shown.answer_text)
+    assert told == sorted(told) and len(told) == len(question.correct)
+    wrong = next(c for c in shown.choices if c not in shown.correct)
+    feedback = grade(shown, chr(ord("A") + shown.choices.index(wrong))).feedback
+    assert f"The right choices are {shown.answer_text}." in feedback
