@@ -17,7 +17,10 @@ from bot.cli.regrade import regrade_attempts
 from bot.config import Settings
 from bot.core.bank import QuestionBank
 from bot.core.clock import SimulatedClock
-from bot.core.display import daily_seed, displayed, quiz_seed
+from bot.core.content import Question
+from bot.core.display import daily_seed, displayed, in_pack_order, quiz_seed
+from bot.core.grading import grade
+from bot.core.grading.choice import named_choices
 from bot.db.models import AttemptRow, DailyPromptRow, QuizSessionRow
 from tests.support import Transcript, right_letter
 
@@ -119,3 +122,61 @@ def test_a_resumed_quiz_shows_its_question_in_the_same_order(choice_app: App) ->
     first = chat.send("/quiz 3")[-1]
     resumed = chat.send("/quiz resume")[-1]
     assert letter_lines(first.text) and letter_lines(resumed.text) == letter_lines(first.text)
+
+
+SHUFFLED = [q for q in BUNDLED if q.kind in ("choice", "multi")]
+
+
+def _picks(question: Question, draw: st.DrawFn) -> str:
+    """An answer to ``question`` as shown: letters, places ("the second one"), or the words
+    of one of its choices."""
+    n = len(question.choices)
+    picked = draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=min(n, 3), unique=True))
+    letters = ", ".join(chr(ord("A") + i) for i in sorted(picked))
+    places = ["first", "second", "third", "fourth", "fifth"]
+    forms = [letters, f"I'd say {letters}", question.choices[picked[0]]]
+    if picked[0] < len(places):
+        forms.append(f"the {places[picked[0]]} one")
+    return draw(st.sampled_from(forms))
+
+
+@given(st.data(), st.sampled_from(SHUFFLED), st.integers(1, 10**9), st.booleans())
+def test_an_answer_in_pack_order_names_the_choices_the_user_meant_and_grades_the_same(
+    data: st.DataObject, question: Question, post: int, daily: bool
+) -> None:
+    """What leaves the bot (the disputes export) grades against the pack, in the pack's
+    order, exactly as the answer was graded against the choices the user saw."""
+    seed = daily_seed(post) if daily else quiz_seed(post)
+    shown = displayed(question, seed)
+    answer = _picks(shown, data.draw)
+    written = in_pack_order(question, seed, answer)
+    meant = {shown.choices[i] for i in named_choices(shown, answer)}
+    assert {question.choices[i] for i in named_choices(question, written)} == meant
+    as_shown, outside = grade(shown, answer), grade(question, written)
+    assert (outside.verdict, outside.score) == (as_shown.verdict, as_shown.score)
+    if not re.search(r"\b[A-H]\b|\bone\b", answer):  # named in words: kept as typed
+        assert written == answer
+
+
+def test_an_answer_to_a_question_shown_in_pack_order_is_kept_as_typed() -> None:
+    question = SHUFFLED[0]
+    assert in_pack_order(question, None, "B") == "B"
+    open_question = next(q for q in BUNDLED if q.kind == "open")
+    assert in_pack_order(open_question, daily_seed(1), "B") == "B"
+
+
+MULTI = [q for q in BUNDLED if q.kind == "multi"]
+
+
+@given(st.sampled_from(MULTI), st.integers(1, 10**9))
+def test_the_right_choices_of_a_multi_question_are_told_in_the_order_they_are_shown(
+    question: Question, post: int
+) -> None:
+    """The reveal and the grade say "B) …, D) …, E) …", the letters in the order of the
+    list above them, whatever order the pack lists the answers in."""
+    shown = displayed(question, daily_seed(post))
+    told = re.findall(r"(?:^|, )([A-H])\) ", shown.answer_text)
+    assert told == sorted(told) and len(told) == len(question.correct)
+    wrong = next(c for c in shown.choices if c not in shown.correct)
+    feedback = grade(shown, chr(ord("A") + shown.choices.index(wrong))).feedback
+    assert f"The right choices are {shown.answer_text}." in feedback

@@ -22,14 +22,15 @@ from bot.cli.regrade import regrade_attempts
 from bot.config import Settings
 from bot.core.bank import QuestionBank
 from bot.core.clock import SimulatedClock
-from bot.core.content import question_from_dict
-from bot.core.display import displayed, quiz_seed
+from bot.core.content import Question, question_from_dict
+from bot.core.display import choice_lines, daily_seed, displayed, quiz_seed
 from bot.core.grading import GRADER_VERSION
 from bot.core.messages import Delivery, Outgoing
 from bot.db.models import (
     ActivityDayRow,
     AttemptGradeRow,
     AttemptRow,
+    DailyPromptRow,
     DisputeRow,
     PointsBucketRow,
     QuizSessionRow,
@@ -55,16 +56,22 @@ BANK = QuestionBank([DAILY, make_question("cuda-1", "cuda", 1)])
 POINTS = 10 * DAILY.difficulty
 
 
-@pytest.fixture
-def app(db_url: str, clock: SimulatedClock, tmp_path: Path) -> Iterator[App]:
+def app_with(
+    bank: QuestionBank, db_url: str, clock: SimulatedClock, tmp_path: Path
+) -> Iterator[App]:
     application = bootstrap(
         Settings(studybot_database_url=db_url, studybot_charts_dir=str(tmp_path / "charts")),
         clock=clock,
-        bank=QuestionBank([DAILY]),
+        bank=bank,
         auto_migrate=True,
     )
     yield application
     application.close()
+
+
+@pytest.fixture
+def app(db_url: str, clock: SimulatedClock, tmp_path: Path) -> Iterator[App]:
+    yield from app_with(QuestionBank([DAILY]), db_url, clock, tmp_path)
 
 
 def person(app: App, name: str) -> Transcript:
@@ -253,6 +260,70 @@ def test_admins_see_the_queue_with_question_answer_grade_and_reasons(
     ]
 
 
+# A daily question whose first post shows its choices as delta, beta, gamma, alpha: the
+# right one ("alpha", A in the pack) is D there, and A is delta, a wrong one.
+SHUFFLED_RAW = {**DAILY_RAW, "id": "mig-shuffled-3", "prompt": "Question mig-shuffled-3?"}
+SHUFFLED = question_from_dict(SHUFFLED_RAW, "test")
+
+
+@pytest.fixture
+def shuffled_app(db_url: str, clock: SimulatedClock, tmp_path: Path) -> Iterator[App]:
+    yield from app_with(QuestionBank([SHUFFLED]), db_url, clock, tmp_path)
+
+
+def shown_daily(app: App) -> Question:
+    """The daily question as its post showed it."""
+    with app.session_factory() as session:
+        prompt = session.scalars(select(DailyPromptRow)).one()
+    return displayed(SHUFFLED, daily_seed(prompt.id))
+
+
+def dispute_pack_letter_a(app: App) -> Question:
+    """alice answers A, the pack's letter of the right answer, which her post showed as a
+    wrong choice; she disputes it. The question as shown."""
+    alice = person(app, "alice")
+    alice.send("/daily")
+    shown = shown_daily(app)
+    assert shown.choices[0] != SHUFFLED.correct[0] == SHUFFLED.choices[0]
+    (graded,) = private(alice.send("/answer A"))
+    assert "Incorrect" in graded.text and f"The answer is {shown.answer_text}" in graded.text
+    alice.send("/dispute A is what I meant")
+    return shown
+
+
+def test_the_admin_card_shows_the_choices_and_the_expected_letter_as_the_user_saw_them(
+    shuffled_app: App,
+) -> None:
+    shown = dispute_pack_letter_a(shuffled_app)
+    _head, card = person(shuffled_app, "ada").send("/studybot disputes")
+    text = card.text
+    assert choice_lines(shown) in text  # A) delta, B) beta, … as alice saw them
+    assert "Answer: A" in text
+    assert f"Expected: {shown.answer_text}" in text
+    assert shown.answer_text.startswith("D) alpha")
+    assert "Expected: A)" not in text
+
+
+@pytest.mark.parametrize(
+    ("tz", "footer", "day"),
+    [
+        ("Pacific/Kiritimati", "Filed 2026-12-02 11:00 +14", "02 Dec"),
+        ("America/Los_Angeles", "Filed 2026-12-01 13:00 PST", "01 Dec"),
+        ("UTC", "Filed 2026-12-01 21:00 UTC", "01 Dec"),
+    ],
+)
+def test_the_card_and_the_status_give_the_filing_time_in_the_readers_zone(
+    clock: SimulatedClock, alice: Transcript, admin: Transcript, tz: str, footer: str, day: str
+) -> None:
+    clock.advance(timedelta(hours=12))  # 21:00 UTC
+    dispute_wrong_answer(alice)
+    admin.send(f"/tz {tz}")
+    alice.send(f"/tz {tz}")
+    _head, card = admin.send("/studybot disputes")
+    assert card.card.footer == footer
+    assert f"filed {day}, waiting for an admin" in alice.say("/dispute status")
+
+
 def test_accepting_as_correct_regrades_the_attempt_points_and_board_follow_and_the_user_is_told(
     app: App, alice: Transcript, admin: Transcript
 ) -> None:
@@ -282,6 +353,56 @@ def test_accepting_as_correct_regrades_the_attempt_points_and_board_follow_and_t
     assert f"{POINTS} pts" in alice.say("/leaderboard all")
     status = alice.say("/dispute status")
     assert "#1 · accepted" in status and "now ✅ Correct (100%)" in status
+
+
+@pytest.mark.parametrize(
+    ("word", "meant"),
+    [
+        ("parital", "partial"),
+        ("Partail", "partial"),
+        ("partially", "partial"),
+        ("partly", "partial"),
+        ("part", "partial"),
+        ("corect", "correct"),
+        ("correctly", "correct"),
+        ("corr", "correct"),
+    ],
+)
+def test_a_verdict_mistyped_is_questioned_and_decides_nothing(
+    app: App, alice: Transcript, admin: Transcript, word: str, meant: str
+) -> None:
+    dispute_wrong_answer(alice)
+    counts = row_counts(app)
+    (reply,) = admin.send(f"/studybot disputes accept 1 {word} close enough")
+    assert reply.text.startswith(f"Did you mean {meant}?")
+    assert "nothing is decided" in reply.text and len(reply.text.splitlines()) == 1
+    assert f"/studybot disputes accept 1 {meant} [NOTE]" in reply.text
+    assert row_counts(app) == counts
+    assert [(d.status, d.verdict_after) for d in disputes(app)] == [("open", None)]
+    admin.send(f"/studybot disputes accept 1 partial {word} close enough")  # the note's word
+    (row,) = disputes(app)
+    assert (row.status, row.verdict_after, row.note) == (
+        "accepted",
+        "partial",
+        f"{word} close enough",
+    )
+
+
+@pytest.mark.parametrize(
+    ("words", "verdict", "note"),
+    [
+        ("partial, close enough", "partial", "close enough"),
+        ("Correct.", "correct", ""),
+        ("the grader missed the synonym", "correct", "the grader missed the synonym"),
+    ],
+)
+def test_accept_reads_the_verdict_before_the_note(
+    app: App, alice: Transcript, admin: Transcript, words: str, verdict: str, note: str
+) -> None:
+    dispute_wrong_answer(alice)
+    admin.send(f"/studybot disputes accept 1 {words}")
+    (row,) = disputes(app)
+    assert (row.status, row.verdict_after, row.note) == ("accepted", verdict, note)
 
 
 def test_accepting_as_partial_gives_half_the_points(
@@ -461,6 +582,57 @@ def test_accepted_disputes_export_as_labelled_examples_the_grade_command_reads(
     assert main(["grade", "--pack", str(pack), "--jsonl", str(out)]) == 0
     (graded,) = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
     assert graded["label"] == "partial" and graded["verdict"] == "incorrect"
+
+
+def test_the_export_of_a_letter_grades_outside_the_bot_as_the_bot_graded_it(
+    shuffled_app: App,
+    db_url: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """alice's A was delta as her post showed it; the pack's A is alpha, the right answer.
+    The export writes the pack's letter of delta, so `grade --jsonl` grades it wrong too."""
+    shown = dispute_pack_letter_a(shuffled_app)
+    person(shuffled_app, "ada").send("/studybot disputes accept 1 partial")
+    packs = tmp_path / "packs"
+    packs.mkdir()
+    pack = packs / "test.yaml"
+    pack.write_text(
+        yaml.safe_dump({"pack": "test", "title": "Test", "questions": [SHUFFLED_RAW]}),
+        encoding="utf-8",
+    )
+    monkeypatch.setenv("STUDYBOT_PACKS", str(packs))  # the bank the bot showed it from
+    out = tmp_path / "disputes.jsonl"
+    assert main(["content", "disputes", "--export", str(out), "--db", db_url]) == 0
+    capsys.readouterr()
+    (line,) = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
+    delta = "ABCD"[SHUFFLED.choices.index(shown.choices[0])]
+    assert (line["answer"], line["typed"], line["label"]) == (delta, "A", "partial")
+    assert line["choices_shown"] == list(shown.choices)
+    assert main(["grade", "--pack", str(pack), "--jsonl", str(out)]) == 0
+    (graded,) = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert graded["verdict"] == "incorrect" and graded["graded"] == "incorrect"
+    assert "The answer is A) alpha" in graded["feedback"]
+
+
+def test_the_export_says_so_in_one_line_when_the_packs_do_not_load(
+    app: App,
+    alice: Transcript,
+    admin: Transcript,
+    db_url: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    dispute_wrong_answer(alice)
+    admin.send("/studybot disputes accept 1")
+    monkeypatch.setenv("STUDYBOT_PACKS", str(tmp_path / "no-such-dir"))
+    out = tmp_path / "x.jsonl"
+    assert main(["content", "disputes", "--export", str(out), "--db", db_url]) == 2
+    err = capsys.readouterr().err
+    assert "cannot load the question packs" in err and len(err.strip().splitlines()) == 1
+    assert not out.exists()
 
 
 def test_the_export_of_a_database_that_is_not_there_is_a_one_line_error(

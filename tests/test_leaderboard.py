@@ -5,6 +5,7 @@ of the attempts."""
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Iterator
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
@@ -18,6 +19,7 @@ from sqlalchemy import func, select, update
 
 from bot.bootstrap import App
 from bot.core import leaderboard
+from bot.core.bank import QuestionBank
 from bot.core.clock import SimulatedClock
 from bot.core.errors import UserError
 from bot.core.leaderboard import KINDS, LEADERBOARD, parse_query, period_keys, period_of, ranked
@@ -30,6 +32,7 @@ from bot.db.models import (
     PointsBucketRow,
     WorkspaceRow,
 )
+from tests.fakes import FakeWorld
 from tests.support import row_counts
 from tests.test_quiz import BANK, RIGHT, chat_for, running_app
 
@@ -260,3 +263,37 @@ def test_the_board_comes_with_a_chart(quiz_app: App, clock: SimulatedClock) -> N
     (chart,) = board.attachments
     assert chart.mime_type == "image/png" and chart.content.startswith(b"\x89PNG")
     assert chart.filename == "leaderboard-w-2026-W49.png"
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(0, 4), min_size=1, max_size=9))
+def test_the_leaders_line_names_everyone_ranked_first_and_counts_the_rest(
+    points: list[int],
+) -> None:
+    """Whoever shares the top of the board shares the lead: the line names the first
+    three of them by name and counts the others; nobody ranked lower is named."""
+    world = FakeWorld(SimulatedClock(datetime(2026, 12, 1, 9, tzinfo=UTC)), QuestionBank([]))
+    names = [f"user{i}" for i in range(len(points))]
+    with world.uow() as uow:
+        ws = uow[WORKSPACES].ensure("console", "console")
+        for name, p in zip(names, points, strict=True):
+            if p:
+                user = uow[USERS].ensure(ws, name, name)
+                uow[LEADERBOARD].add(ws.id, user.id, ["all"], p, 1)
+        uow.commit()
+    with world.uow() as uow:
+        line = leaderboard.leaders(uow, ws, "all")
+    best = max(points)
+    if not best:
+        assert line is None
+        return
+    assert line is not None
+    first = sorted(n for n, p in zip(names, points, strict=True) if p == best)
+    named = re.findall(r"user\d+", line)
+    assert set(named) <= set(first) and len(named) == min(len(first), leaderboard.NAMED)
+    if len(first) == 1:
+        assert line == f"{first[0]} ({best} pts)"
+    else:
+        assert line.endswith(f"(tied, {best} pts each)")
+        others = len(first) - len(named)
+        assert (f"and {others} other" in line) == (others > 0)

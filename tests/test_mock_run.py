@@ -271,7 +271,10 @@ def test_the_scorecard_waits_for_missing_votes_then_the_rubric_stands_in(
     assert any("your votes, please" in m.card.title for m in dms(mchat.messages, "bob"))
     mchat.send("/advance 15m")
     (card,) = scorecards(mchat, "alice")
-    assert "interviewer votes on 0 of 3 rounds; the rubric stands in" in card.text
+    assert (
+        "(the interviewer voted on none of the 3 rounds: the rubric's reading of each answer "
+        "stands in)" in card.text
+    )
     assert mocks(mapp)[0].status == "done"
     mchat.send("/as bob")
     assert "votes are final" in mchat.say("/mock vote 1 1 no")

@@ -228,6 +228,23 @@ def test_the_rubric_stands_in_for_a_missing_vote() -> None:
     assert rubric_vote(_round(0, None, None, TIMED_OUT), 0.6) == "sn"
 
 
+@pytest.mark.parametrize(
+    ("votes", "source"),
+    [
+        ([None, None, None], "(the interviewer voted on none of the 3 rounds: the rubric's"),
+        (["y", None, None], "(the interviewer voted on 1 of the 3 rounds; the rubric stands in"),
+        (["y", "n", "sy"], "(interviewer votes)."),
+    ],
+)
+def test_the_debrief_says_whose_votes_they_are(votes: list[str | None], source: str) -> None:
+    from bot.core.bank import QuestionBank
+
+    rounds = [_round(i, 0.1, vote) for i, vote in enumerate(votes)]
+    text = debrief(verdicts(rounds, QuestionBank([])), has_interviewer=True)
+    assert source in text
+    assert "on 0 of" not in text
+
+
 def test_the_debrief_names_strengths_concerns_gaps_and_calibration() -> None:
     from bot.core.bank import QuestionBank
 

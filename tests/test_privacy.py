@@ -5,6 +5,7 @@ deletes a workspace, and ``studybot data delete`` does the same on the server.""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -117,6 +118,17 @@ def test_export_me_sends_every_row_of_mine_and_none_of_anyone_else(app: App) -> 
     assert len(tables["attempt"]) == rows_of(app, AttemptRow, alice_id)
     assert bob_id not in {row.get("user_id") for rows in tables.values() for row in rows}
     assert row_counts(app) == before  # exporting changes nothing
+
+
+def test_the_export_counts_its_rows_in_words_that_agree_with_their_numbers(app: App) -> None:
+    alice = busy_person(app, "alice")
+    (dm,) = [m for m in alice.send("/studybot export-me") if m.delivery is Delivery.DM]
+    counted = re.search(r"UTC: (.+)\. To delete it", dm.text)
+    assert counted is not None
+    parts = dict((word, int(n)) for n, word in re.findall(r"(\d+) ([a-z ]+)", counted.group(1)))
+    assert parts["attempts"] == 2 and parts["activity day"] == 1 and parts["user"] == 1
+    for word, n in parts.items():
+        assert word.endswith("s") == (n != 1), f"{n} {word}"
 
 
 def test_forget_me_says_what_it_would_delete_and_deletes_nothing_without_confirm(

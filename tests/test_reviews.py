@@ -121,6 +121,10 @@ def test_a_question_a_user_keeps_failing_stops_appearing_after_the_eighth_lapse(
             chat.send("/quiz 1")  # due reviews come first: the failed question again
     # told once, with the explanation and the rubric point missed every time
     assert "You have missed this question on 8 days, so it is a leech" in reply
+    done = reply[reply.index("Quiz done") :]  # the summary leaves it out of "To review"
+    assert "To review" not in done and "Nothing to review" not in done
+    assert "Suspended, so not in your reviews:\n• What does MIG give a tenant" in done
+    assert "(mig): /review unsuspend mig-iso" in done
     assert "The point you keep missing: names isolation." in reply
     assert ISOLATION.explanation in reply
     assert "/review unsuspend mig-iso" in reply

@@ -120,6 +120,30 @@ async def test_a_teams_season_ends_at_midnight_in_its_zone_and_its_board_is_post
     assert "1. gpus · 30.0 per active member · 30 pts · 1 of 1 active  ← yours" in teams
 
 
+async def test_a_tied_season_is_led_and_won_by_everyone_tied_as_the_board_ranks_them(
+    db_url: str, sample_bank: QuestionBank, made: list[Team]
+) -> None:
+    clock = SimulatedClock(datetime(2026, 11, 30, 8, 30, tzinfo=UTC))
+    team = await _team_in(made, db_url, clock, sample_bank, "UTC")
+    for name in ("cat", "ann", "bea"):
+        _points(team, name, 10, clock.now())
+    _points(team, "dan", 5, clock.now())
+    await team.say(command("bea", "team", "create alpha"))
+    await team.say(command("cat", "team", "create zeta"))
+    await team.say(command("dan", "team", "create omega"))
+    board = await team.say(command("ann", "leaderboard", "season"))
+    assert "1. ann · 10 pts  ← you\n1. bea · 10 pts\n1. cat · 10 pts\n4. dan · 5 pts" in board
+    listing = await team.say(command("ann", "leaderboard", "seasons"))
+    assert "current · leading ann, bea and cat (tied, 10 pts each)" in listing
+    await team.run_until(datetime(2026, 12, 1, 0, 1, tzinfo=UTC))
+    (final,) = _finals(team.sent())
+    assert "Top teams, tied: alpha and zeta · 10.0 per active member each." in final.text
+    listing = await team.say(command("ann", "leaderboard", "seasons"))
+    assert "2026-11 · 01 Nov 2026 – 30 Nov 2026 · ended · won by ann, bea and cat (tied, " in (
+        listing
+    )
+
+
 async def test_two_workers_and_a_restart_across_the_boundary_post_the_final_board_once(
     db_url: str, sample_bank: QuestionBank, made: list[Team]
 ) -> None:

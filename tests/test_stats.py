@@ -35,9 +35,33 @@ def test_stats_show_accuracy_by_topic_and_the_weakest(quiz_app: App) -> None:
     assert "cuda: 100% over 2 answers" in text
     assert "mps: 50% over 2 answers" in text
     assert text.index("cuda: 100%") < text.index("mps: 50%")
-    assert "Weakest: mps (50%), cuda (100%)" in text
+    assert "Weakest (under 70% on average, or the last review failed): mps (50%)" in text
+    assert "cuda (100%)" not in text
     assert "Answers: 4 · 3 correct" in text
     assert "Reviews: 0 due now · next" in text
+
+
+def test_the_weakest_topics_are_the_lowest_numbers_above_them_whatever_their_count(
+    quiz_app: App,
+) -> None:
+    """One wrong answer makes a topic 0%: it is weaker than a topic at 50%, as a mock's
+    focus=weak takes it, and a topic at 100% is never called weak."""
+    take_quiz(quiz_app, "alice", "cuda", [True, True])
+    take_quiz(quiz_app, "alice", "mig", [True, False])
+    take_quiz(quiz_app, "alice", "mps", [False])
+    text = chat_for(quiz_app).say("/stats")
+    assert "mps: 0% over 1 answer" in text and "mig: 50% over 2 answers" in text
+    weakest = next(line for line in text.splitlines() if line.startswith("Weakest"))
+    assert weakest.endswith(": mps (0%), mig (50%)")
+    assert "cuda" not in weakest
+
+
+def test_with_every_topic_strong_no_topic_is_called_weak(quiz_app: App) -> None:
+    take_quiz(quiz_app, "alice", "cuda", [True, True])
+    take_quiz(quiz_app, "alice", "mps", [True])
+    text = chat_for(quiz_app).say("/stats")
+    assert "No weak topic: every topic averages 70% or more." in text
+    assert "Weakest" not in text
 
 
 def test_stats_of_someone_else_by_mention(quiz_app: App) -> None:

@@ -83,6 +83,9 @@ def test_the_last_member_leaving_removes_the_team(quiz_app: App) -> None:
         ("/team leave Other", "You are not in 'Other'"),
         ("/team leave Everyone", "Everyone is the whole workspace"),
         ("/team join everyone", "cannot be joined or left"),
+        ("/team create everyone", "'everyone' is the whole workspace"),
+        ("/team create  The   Workspace ", "'The Workspace' is the whole workspace"),
+        ("/team create EVERYONE", "give your study group a name of its own"),
         ("/team dance", "Usage: /team"),
         ("/team", "Usage: /team"),
     ],
@@ -109,3 +112,12 @@ def test_team_names_are_cleaned_or_refused(raw: str) -> None:
     else:
         assert 1 <= len(name) <= MAX_NAME
         assert name == " ".join(name.split())
+
+
+@pytest.mark.parametrize("name", ["everyone", "Everyone", "the workspace"])
+def test_the_board_of_team_everyone_is_the_workspaces_board(quiz_app: App, name: str) -> None:
+    chat = chat_for(quiz_app)
+    for period in ("week", "all"):
+        everyone = chat.say(f"/leaderboard {period} team {name}")
+        assert everyone == chat.say(f"/leaderboard {period}")
+        assert "· everyone" in everyone.splitlines()[0]

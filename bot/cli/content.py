@@ -158,17 +158,24 @@ def run_disputes_export(args: argparse.Namespace) -> int:
     import json
 
     from bot.cli.regrade import open_existing
+    from bot.core.bank import QuestionBank
     from bot.core.errors import ConfigError
     from bot.db.disputes import accepted_examples
     from bot.db.engine import make_session_factory
 
     try:
-        engine = open_existing(args.db or load_settings().database_url, "export")
+        settings = load_settings()
+        bank = QuestionBank.load(settings.pack_dirs)  # the order choices were shown in
+        engine = open_existing(args.db or settings.database_url, "export")
+    except ContentError as exc:
+        return _fail("disputes", f"cannot load the question packs: {exc.problems[0]}")
     except (ConfigError, ValueError) as exc:
         return _fail("disputes", str(exc))
     try:
         with make_session_factory(engine)() as session:
-            lines = [json.dumps(e, ensure_ascii=False) + "\n" for e in accepted_examples(session)]
+            lines = [
+                json.dumps(e, ensure_ascii=False) + "\n" for e in accepted_examples(session, bank)
+            ]
     finally:
         engine.dispose()
     text = "".join(lines)

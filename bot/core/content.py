@@ -117,8 +117,10 @@ class Question:
     def answer_text(self) -> str:
         """The right answer as a person would read it in a reveal."""
         if self.kind in ("choice", "multi"):
+            # by letter, as the choices are listed above it ("B) L40S, D) A10, E) T4")
             letters = {c: chr(ord("A") + i) for i, c in enumerate(self.choices)}
-            return ", ".join(f"{letters.get(c, '?')}) {c}" for c in self.correct)
+            right = sorted(self.correct, key=lambda c: letters.get(c, "?"))
+            return ", ".join(f"{letters.get(c, '?')}) {c}" for c in right)
         if self.kind == "numeric":
             number = f"{self.value:g}" if self.value is not None else "?"
             return f"{number} {self.unit}".strip()

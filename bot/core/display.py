@@ -13,6 +13,10 @@ attempt rebuilds the same copy from the attempt's post or session (:func:`seed_o
 The order depends only on the seed, the question id and the choice texts (each choice's
 place is a hash of the three), so applying :func:`displayed` to a copy already in
 displayed order changes nothing.
+
+Outside the bot the pack's order is the only order there is (``studybot grade``), so an
+answer that names choices by letter or place is written in the pack's letters before it
+leaves (:func:`in_pack_order`, for the disputes export).
 """
 
 from __future__ import annotations
@@ -45,6 +49,17 @@ def seed_of(daily_prompt_id: int | None, quiz_session_id: int | None) -> str | N
     return None
 
 
+def letter(index: int) -> str:
+    """The letter of the choice at ``index`` (0 is A)."""
+    return chr(ord("A") + index)
+
+
+def choice_lines(question: Question) -> str:
+    """The question's choices, one a line, each after its letter (``A) …``), in the order of
+    this copy: pass the :func:`displayed` one to show them as a post or session did."""
+    return "\n".join(f"{letter(i)}) {text}" for i, text in enumerate(question.choices))
+
+
 def _place(seed: str, question_id: str, choice: str) -> bytes:
     return hashlib.sha256(f"{seed}\x00{question_id}\x00{choice}".encode()).digest()
 
@@ -71,3 +86,20 @@ def displayed(question: Question | None, seed: str | None) -> Question | None:
         return question
     order = display_order(question, seed)
     return question if order == question.choices else replace(question, choices=order)
+
+
+def in_pack_order(question: Question, seed: str | None, answer: str) -> str:
+    """``answer``, given to ``question`` as shown for ``seed``, written so that graded
+    against the pack's own order it names the same choices: as it is when it names them in
+    words (or the order was the pack's), else the pack's letters of the choices it named
+    ("B" shown as the pack's fourth choice becomes "D"; "the first two" of a multi question
+    becomes "A, C"). An answer that names no choice is returned as it is."""
+    shown = displayed(question, seed)
+    if shown.choices == question.choices:
+        return answer
+    from bot.core.grading.choice import named_choices
+
+    meant = {shown.choices[i] for i in named_choices(shown, answer)}
+    if not meant or meant == {question.choices[i] for i in named_choices(question, answer)}:
+        return answer
+    return ", ".join(letter(i) for i, text in enumerate(question.choices) if text in meant)

@@ -20,8 +20,11 @@ Rules
   practice, quiz, live and mock answers earned no points by their grade and earn none by a
   dispute. The streak counts every real answer, right or wrong, so it already counted this
   one and a re-grade leaves it as it is.
+- ``accept ID [correct|partial] [NOTE]``: a first word that reads like a verdict mistyped
+  ("parital") is questioned, not taken for the start of a note under a full grade.
 - Anything wrong (no graded answer, a second dispute, a non-admin deciding, an unknown id, a
-  decided dispute) is a UserError: a friendly reply, and the transaction writes nothing.
+  decided dispute, a mistyped verdict) is a UserError: a friendly reply, and the transaction
+  writes nothing.
 """
 
 from __future__ import annotations
@@ -31,9 +34,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Final, Protocol
 
+from rapidfuzz import fuzz
+
 from bot.core.answers import DISPUTE
 from bot.core.context import Context
 from bot.core.daily.answering import VERDICT_MARK, points_for
+from bot.core.display import choice_lines, displayed, seed_of
 from bot.core.errors import UserError
 from bot.core.grading import Grade, Verdict
 from bot.core.leaderboard import LEADERBOARD, board_keys
@@ -52,6 +58,8 @@ MAX_TEXT: Final = 1000  # a reason or a note
 SHOWN: Final = 5  # disputes shown by one /studybot disputes
 STATUS_SHOWN: Final = 10
 RANK: Final = {Verdict.INCORRECT.value: 0, Verdict.PARTIAL.value: 1, Verdict.CORRECT.value: 2}
+VERDICT_WORDS: Final = (Verdict.CORRECT.value, Verdict.PARTIAL.value)  # what accept takes
+VERDICT_LIKE: Final = 75  # rapidfuzz ratio from which a word reads as a verdict mistyped
 
 DISPUTE_USAGE: Final = (
     "Usage: /dispute [REASON] disputes the grade of your latest graded answer · "
@@ -87,6 +95,13 @@ class Dispute:
     verdict_after: str | None = None
     score_after: float | None = None
     note: str = ""
+    daily_prompt_id: int | None = None  # the post or session the answer answered, whose
+    quiz_session_id: int | None = None  # order of the choices the user saw (bot.core.display)
+
+    @property
+    def shown_with(self) -> str | None:
+        """The seed of the order the disputed answer's choices were shown in."""
+        return seed_of(self.daily_prompt_id, self.quiz_session_id)
 
 
 @dataclass(frozen=True, slots=True)
@@ -249,7 +264,9 @@ def dispute_status(ctx: Context) -> list[Outgoing]:
         if d.status == ACCEPTED and d.verdict_after is not None and d.score_after is not None:
             line += f" · now {_grade_text(d.verdict_after, d.score_after)}"
         elif d.status == OPEN:
-            line += f" · filed {d.created_at:%d %b}, waiting for an admin"
+            line += (
+                f" · filed {d.created_at.astimezone(ctx.user_zone):%d %b}, waiting for an admin"
+            )
         if d.note:
             line += f" · note: {d.note}"
         lines.append(line)
@@ -316,11 +333,8 @@ def review_command(ctx: Context, words: Sequence[str]) -> list[Outgoing]:
         if not rest:
             raise UserError(REVIEW_USAGE)
         dispute_id = _dispute_id(rest[0])
-        verdict = Verdict.CORRECT.value
-        if len(rest) > 1 and rest[1].lower() in (Verdict.CORRECT.value, Verdict.PARTIAL.value):
-            verdict = rest[1].lower()
-            rest = rest[1:]
-        return accept(ctx, _get(ctx, dispute_id), verdict, _clean(" ".join(rest[1:]), "note"))
+        verdict, note = _verdict_and_note(dispute_id, rest[1:])
+        return accept(ctx, _get(ctx, dispute_id), verdict, _clean(note, "note"))
     if verb == "reject":
         if not rest:
             raise UserError(REVIEW_USAGE)
@@ -329,13 +343,47 @@ def review_command(ctx: Context, words: Sequence[str]) -> list[Outgoing]:
     raise UserError(f"I don't know /studybot disputes {verb[:30]}. {REVIEW_USAGE}")
 
 
+def _verdict_and_note(dispute_id: int, words: Sequence[str]) -> tuple[str, str]:
+    """``[correct|partial] [NOTE]`` after ``accept ID``: the verdict (correct when none is
+    named) and the note. A first word that reads like a verdict mistyped ("parital",
+    "partially", "corect", "part") is questioned with a UserError, so that nothing is
+    decided: a full grade given by a typo could not be taken back."""
+    if not words:
+        return Verdict.CORRECT.value, ""
+    first = words[0].casefold().strip(".,;:!?")
+    if first in VERDICT_WORDS:
+        return first, " ".join(words[1:])
+    guess = next((v for v in VERDICT_WORDS if _reads_like(first, v)), None)
+    if guess is not None:
+        raise UserError(
+            f"Did you mean {guess}? “{words[0][:20]}” is no verdict, and nothing is decided "
+            f"yet: /studybot disputes accept {dispute_id} {guess} [NOTE] (or correct); a note "
+            f"that starts with that word goes after the verdict "
+            f"(/studybot disputes accept {dispute_id} correct {words[0][:20]} …)."
+        )
+    return Verdict.CORRECT.value, " ".join(words)
+
+
+def _reads_like(word: str, verdict: str) -> bool:
+    """``word`` is ``verdict`` mistyped, shortened or inflected ("parital", "part",
+    "partially")."""
+    return (
+        fuzz.ratio(word, verdict) >= VERDICT_LIKE
+        or (len(word) >= 3 and verdict.startswith(word))
+        or word.startswith(verdict)
+    )
+
+
 def dispute_card(ctx: Context, dispute: Dispute) -> Card:
-    """One dispute as an admin reviews it; an open one carries its decision buttons."""
-    question = ctx.bank.get(dispute.question_id)
+    """One dispute as an admin reviews it; an open one carries its decision buttons. A choice
+    question's choices, and the expected letter, are in the order the user saw them, the
+    order their answer's letters and the grade's feedback speak of."""
+    question = displayed(ctx.bank.get(dispute.question_id), dispute.shown_with)
     answer = dispute.answer if len(dispute.answer) <= 600 else dispute.answer[:599] + "…"
     blocks = [
         f"Question ({dispute.question_id}): "
         + (question.prompt if question is not None else "no longer in the bank"),
+        *((choice_lines(question),) if question is not None and question.choices else ()),
         f"Answer: {answer}",
         f"Grade: {_grade_text(dispute.verdict_before, dispute.score_before)} "
         f"by grader {dispute.grader_before}. {dispute.feedback_before}".strip(),
@@ -361,7 +409,7 @@ def dispute_card(ctx: Context, dispute: Dispute) -> Card:
         title=f"Dispute #{dispute.id} · {dispute.user_name} · {dispute.status}",
         blocks=tuple(blocks),
         buttons=buttons,
-        footer=f"Filed {dispute.created_at:%Y-%m-%d %H:%M} UTC",
+        footer=f"Filed {dispute.created_at.astimezone(ctx.user_zone):%Y-%m-%d %H:%M %Z}",
     )
 
 

@@ -20,7 +20,7 @@ from bot.core.messages import OUTBOX, Attachment, Card, Delivery, Outgoing
 from bot.core.model import Channel, User, Workspace
 from bot.core.ports import Port, UnitOfWork
 from bot.core.seasons import season_at
-from bot.core.teams import TEAMS, Team, find_team
+from bot.core.teams import TEAMS, Team, board_team
 from bot.core.timezones import zone
 
 TOP = 10
@@ -247,6 +247,45 @@ def ranked_teams(scores: list[TeamScore]) -> list[TeamScore]:
     return out
 
 
+NAMED = 3  # people or teams named in one line ("alice, bob and 4 others")
+
+
+def names_line(names: list[str], total: int) -> str:
+    """``names`` (the first of ``total``) in a sentence: "ann", "ann and bea", "ann, bea,
+    cat and 2 others"."""
+    shown = names[:NAMED]
+    more = total - len(shown)
+    if more > 0:
+        return ", ".join(shown) + f" and {more} other{'s' * (more != 1)}"
+    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + f" and {shown[-1]}"
+
+
+def leaders(uow: UnitOfWork, workspace: Workspace, period: str) -> str | None:
+    """Who is first on the period's board, ties shared as the boards share them ("ann
+    (30 pts)", "ann, bea and cat (tied, 10 pts each)"); None when nobody has points."""
+    top = [r for r in ranked(uow[LEADERBOARD].top(workspace, period, NAMED)) if r.rank == 1]
+    if not top:
+        return None
+    points = top[0].points
+    tied = uow[LEADERBOARD].count_above(workspace, period, points - 1) if len(top) > 1 else 1
+    if tied == 1:
+        return f"{top[0].name} ({points} pts)"
+    return f"{names_line([r.name for r in top], tied)} (tied, {points} pts each)"
+
+
+def top_team_line(uow: UnitOfWork, workspace: Workspace, period: str) -> str | None:
+    """The recap's and the final board's line on the best team(s) with active members: every
+    team ranked first, ties shared as on the team board; None without such a team."""
+    teams = [t for t in ranked_teams(uow[LEADERBOARD].teams(workspace, period)) if t.active]
+    best = [t for t in teams if t.rank == 1]
+    if not best:
+        return None
+    each = f"{best[0].per_active:.1f} per active member"
+    if len(best) == 1:
+        return f"Top team: {best[0].name} · {each}."
+    return f"Top teams, tied: {names_line([t.name for t in best], len(best))} · {each} each."
+
+
 @dataclass(frozen=True, slots=True)
 class PeopleBoard:
     period: Period
@@ -343,7 +382,7 @@ def board_message(ctx: Context, query: BoardQuery, period: Period | None = None)
         )
         title = f"Team leaderboard · {period.label}"
     else:
-        team = find_team(ctx, query.team) if query.team else None
+        team = board_team(ctx, query.team) if query.team else None
         board = people_board(ctx.uow, ctx.workspace, period, ctx.user, team)
         blocks = _people_text(board, ctx.user)
         labels = [r.name for r in board.rows]
@@ -420,10 +459,9 @@ def post_recap(
     rows = board.rows[:RECAP_TOP]
     lines = [f"{r.rank}. {r.name} · {r.points} pts" for r in rows]
     blocks = ["\n".join(lines)]
-    teams = [t for t in ranked_teams(uow[LEADERBOARD].teams(workspace, period.key)) if t.active]
-    if teams:
-        best = teams[0]
-        blocks.append(f"Top team: {best.name} · {best.per_active:.1f} per active member.")
+    top_teams = top_team_line(uow, workspace, period.key)
+    if top_teams:
+        blocks.append(top_teams)
     week = period.key.removeprefix("w:")
     attachments, _note = chart(
         services,

@@ -75,8 +75,17 @@ def _plain(value: object) -> object:
 
 
 def _counted(rows: Rows) -> str:
-    parts = [f"{len(found)} {name.replace('_', ' ')}" for name, found in sorted(rows.items())]
+    """How many rows of each kind, in words: "15 activity days, 1 attempt, 2 pairing
+    matches"."""
+    parts = [_rows_of(len(found), name) for name, found in sorted(rows.items())]
     return ", ".join(parts) if parts else "nothing yet"
+
+
+def _rows_of(count: int, table: str) -> str:
+    word = table.replace("_", " ")
+    if count != 1:
+        word += "es" if word.endswith(("s", "x", "ch", "sh")) else "s"
+    return f"{count} {word}"
 
 
 def export_me(ctx: Context, args: Sequence[str]) -> list[Outgoing]:

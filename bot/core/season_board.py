@@ -24,7 +24,6 @@ from bot.core.leaderboard import (
     board_message,
     parse_query,
     people_board,
-    ranked_teams,
 )
 from bot.core.messages import OUTBOX, Card, Delivery, Outgoing
 from bot.core.model import Workspace
@@ -89,14 +88,14 @@ def season_list(ctx: Context) -> list[Outgoing]:
     tz = ctx.workspace_zone
     lines = []
     for season in ctx.uow[SEASONS].listing(ctx.workspace, LISTED):
-        top = leaderboard.ranked(ctx.uow[LEADERBOARD].top(ctx.workspace, season.key, 1))
+        first = leaderboard.leaders(ctx.uow, ctx.workspace, season.key)
         if current is not None and season.id == current.id:
             state, lead = "current", "leading"
         elif season.starts_at > ctx.now:
             state, lead = "next", "leading"
         else:
             state, lead = "ended", "won by"
-        who = f" · {lead} {top[0].name} ({top[0].points} pts)" if top else " · no points"
+        who = f" · {lead} {first}" if first else " · no points"
         lines.append(f"{season.name} · {span_words(season, tz)} · {state}{who}")
     return [
         Outgoing(
@@ -170,10 +169,9 @@ def post_final_board(
         return 0
     rows = board.rows[:TOP]
     blocks = ["\n".join(f"{r.rank}. {r.name} · {r.points} pts" for r in rows)]
-    teams = [t for t in ranked_teams(uow[LEADERBOARD].teams(workspace, period.key)) if t.active]
-    if teams:
-        best = teams[0]
-        blocks.append(f"Top team: {best.name} · {best.per_active:.1f} per active member.")
+    top_teams = leaderboard.top_team_line(uow, workspace, period.key)
+    if top_teams:
+        blocks.append(top_teams)
     nxt = f"Season {following.name} starts now" if following is not None else "A new season starts"
     attachments, _note = leaderboard.chart(
         services,

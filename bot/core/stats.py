@@ -9,7 +9,7 @@ from datetime import date, timedelta, tzinfo
 from bot.core import goal, srs, streaks
 from bot.core.context import Context
 from bot.core.errors import NotFound, UserError
-from bot.core.mastery import STATS, StatsRepository, scores_of
+from bot.core.mastery import STATS, WEAK_MEAN, StatsRepository, scores_of, weakest_topics
 from bot.core.messages import Attachment, Card, Delivery, Field, Outgoing
 from bot.core.model import USERS, User
 from bot.core.reviews import plan_summary, review_plan
@@ -19,7 +19,6 @@ from bot.core.timezones import zone
 
 CALENDAR_WEEKS = 26
 WEAKEST = 3
-MIN_ANSWERS_FOR_WEAK = 2
 _SAFE = re.compile(r"[^A-Za-z0-9_-]")
 _MENTION = re.compile(r"^<@!?([A-Za-z0-9._-]+)(?:\|[^>]*)?>$")
 __all__ = ["STATS", "StatsRepository"]  # their home is bot.core.mastery
@@ -28,6 +27,17 @@ __all__ = ["STATS", "StatsRepository"]  # their home is bot.core.mastery
 def topic_scores(ctx: Context, user: User) -> dict[str, tuple[float, int, int]]:
     """Per topic: (mean score, answers, correct answers) of ``user``."""
     return scores_of(ctx.uow, ctx.bank, ctx.workspace, user)
+
+
+def weakest_line(ctx: Context, user: User) -> str:
+    """The weak topics as a mock's ``focus=weak`` reads them (``mastery.weakest_topics``,
+    however few answers a topic has), weakest first, with the rule that makes one weak."""
+    weak = weakest_topics(ctx.uow, ctx.bank, ctx.workspace, user)[:WEAKEST]
+    below = f"{round(WEAK_MEAN * 100)}%"
+    if not weak:
+        return f"No weak topic: every topic averages {below} or more."
+    listed = ", ".join(f"{topic} ({round(mean * 100)}%)" for topic, mean in weak)
+    return f"Weakest (under {below} on average, or the last review failed): {listed}"
 
 
 def target_user(ctx: Context, args: str) -> User:
@@ -84,12 +94,7 @@ def stats_command(ctx: Context, args: str) -> list[Outgoing]:
             for topic, (mean, n, _c) in sorted(scores.items(), key=lambda kv: -kv[1][0])
         ]
         blocks.append("Accuracy by topic:\n" + "\n".join(lines))
-        weak = sorted(
-            ((t, s) for t, s in scores.items() if s[1] >= MIN_ANSWERS_FOR_WEAK),
-            key=lambda kv: (kv[1][0], kv[0]),
-        )[:WEAKEST]
-        if weak:
-            blocks.append("Weakest: " + ", ".join(f"{t} ({round(s[0] * 100)}%)" for t, s in weak))
+        blocks.append(weakest_line(ctx, user))
     streak = streaks.current_streak(ctx.uow, user, ctx.now)
     fields.append(
         Field(

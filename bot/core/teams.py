@@ -107,6 +107,17 @@ def find_team(ctx: Context, raw: str) -> Team:
     raise NotFound(f"There is no team called {name!r}.{hint}")
 
 
+def board_team(ctx: Context, raw: str) -> Team | None:
+    """The team a board is asked for (``/leaderboard … team NAME``): None for the whole
+    workspace ("everyone"), whose board is the one without a team; else :func:`find_team`
+    (a study group that took such a name before they were refused keeps its board)."""
+    name = clean_name(raw)
+    key = name_key(name)
+    if key in WORKSPACE_TEAM_NAMES and ctx.uow[TEAMS].find(ctx.workspace, key) is None:
+        return None
+    return find_team(ctx, name)
+
+
 def _reply(ctx: Context, text: str) -> list[Outgoing]:
     return [say(ctx.user.external_id, text, channel=ctx.channel.external_id)]
 
@@ -117,6 +128,11 @@ def team_command(ctx: Context, args: str) -> list[Outgoing]:
     verb = verb.lower()
     if verb == "create":
         name = clean_name(rest)
+        if name_key(name) in WORKSPACE_TEAM_NAMES:
+            raise UserError(
+                f"{name!r} is the whole workspace, the team everyone is in already: give your "
+                "study group a name of its own."
+            )
         team = ctx.uow[TEAMS].create(ctx.workspace, name, name_key(name), ctx.user)
         if team is None:
             existing = ctx.uow[TEAMS].find(ctx.workspace, name_key(name))

@@ -10,6 +10,8 @@ from sqlalchemy import func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from bot.core.bank import QuestionBank
+from bot.core.display import displayed, in_pack_order, seed_of
 from bot.core.disputes import ACCEPTED, OPEN, Dispute, Regrade
 from bot.core.model import Attempt, User, Workspace
 from bot.db.models import AttemptGradeRow, AttemptRow, DisputeRow, UserRow
@@ -37,6 +39,8 @@ def _dispute(row: DisputeRow, attempt: AttemptRow, user_name: str) -> Dispute:
         verdict_after=row.verdict_after,
         score_after=row.score_after,
         note=row.note,
+        daily_prompt_id=attempt.daily_prompt_id,
+        quiz_session_id=attempt.quiz_session_id,
     )
 
 
@@ -198,10 +202,15 @@ class SqlDisputes(_Repo):
         return self._one(dispute.workspace_id, dispute.id)
 
 
-def accepted_examples(session: Session) -> Iterator[dict[str, object]]:
+def accepted_examples(session: Session, bank: QuestionBank) -> Iterator[dict[str, object]]:
     """Every accepted dispute, oldest first, as a labelled example: the question id and the
     answer (the fields ``studybot grade --jsonl`` reads), the admins' label and score, and
-    what the grader had said. No user or workspace is named."""
+    what the grader had said. No user or workspace is named.
+
+    ``studybot grade`` knows the pack's order of the choices only, so a choice answer that
+    names choices by letter or place is written in the pack's letters
+    (:func:`bot.core.display.in_pack_order`, by ``bank``); the answer as typed and the
+    choices in the order the user saw them stay beside it (``typed``, ``choices_shown``)."""
     query = (
         select(DisputeRow, AttemptRow)
         .join(AttemptRow, AttemptRow.id == DisputeRow.attempt_id)
@@ -210,9 +219,17 @@ def accepted_examples(session: Session) -> Iterator[dict[str, object]]:
         .execution_options(yield_per=500)
     )
     for dispute, attempt in session.execute(query):
+        example: dict[str, object] = {"id": attempt.question_id, "answer": attempt.answer}
+        question = bank.get(attempt.question_id)
+        if question is not None:
+            seed = seed_of(attempt.daily_prompt_id, attempt.quiz_session_id)
+            answer = in_pack_order(question, seed, attempt.answer)
+            if answer != attempt.answer:
+                example["answer"] = answer
+                example["typed"] = attempt.answer
+                example["choices_shown"] = list(displayed(question, seed).choices)
         yield {
-            "id": attempt.question_id,
-            "answer": attempt.answer,
+            **example,
             "label": dispute.verdict_after,
             "score": dispute.score_after,
             "graded": dispute.verdict_before,

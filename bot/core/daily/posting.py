@@ -28,7 +28,7 @@ from bot.core.daily.schedule import (
     describe_days,
     post_key,
 )
-from bot.core.display import daily_seed, displayed
+from bot.core.display import choice_lines, daily_seed, displayed
 from bot.core.errors import UserError
 from bot.core.messages import Button, ButtonStyle, Card, Delivery, Outgoing, say, until
 from bot.core.model import Channel, DailyPrompt
@@ -70,12 +70,7 @@ def letters(question: Question) -> list[str]:
 def _question_blocks(question: Question) -> list[str]:
     blocks = [question.prompt]
     if question.kind in ("choice", "multi"):
-        blocks.append(
-            "\n".join(
-                f"{ch}) {text}"
-                for ch, text in zip(letters(question), question.choices, strict=True)
-            )
-        )
+        blocks.append(choice_lines(question))
     return blocks
 
 

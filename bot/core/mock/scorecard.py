@@ -112,9 +112,15 @@ def debrief(found: list[RoundVerdict], has_interviewer: bool) -> str:
         f"{counts[code]} {VOTES[code].lower()}" for code in ("sy", "y", "n", "sn") if counts[code]
     )
     by_interviewer = sum(v.by_interviewer for v in found)
-    if has_interviewer and by_interviewer < len(found):
+    rounds = f"{len(found)} round{'s' * (len(found) != 1)}"
+    if has_interviewer and not by_interviewer:
         source = (
-            f" (interviewer votes on {by_interviewer} of {len(found)} rounds; "
+            f" (the interviewer voted on none of the {rounds}: the rubric's reading of each "
+            "answer stands in)"
+        )
+    elif has_interviewer and by_interviewer < len(found):
+        source = (
+            f" (the interviewer voted on {by_interviewer} of the {rounds}; "
             "the rubric stands in for the rest)"
         )
     elif has_interviewer:

@@ -12,6 +12,7 @@ from rapidfuzz import process, utils
 
 from bot.core.content import Question
 from bot.core.context import Context
+from bot.core.display import choice_lines
 from bot.core.errors import UserError
 from bot.core.messages import Button, ButtonStyle, Card, Delivery, Form, Outgoing
 from bot.core.numbers import whole_number
@@ -99,10 +100,6 @@ def shuffle_key(seed: str, question_id: str) -> str:
     return hashlib.sha256(f"{seed}:{question_id}".encode()).hexdigest()
 
 
-def _choices_block(question: Question) -> str:
-    return "\n".join(f"{chr(ord('A') + i)}) {text}" for i, text in enumerate(question.choices))
-
-
 def question_card(
     question: Question, title: str, action_prefix: str, footer_extra: str = ""
 ) -> Card:
@@ -110,7 +107,7 @@ def question_card(
     blocks = [question.prompt]
     buttons: list[Button] = []
     if question.kind in ("choice", "multi"):
-        blocks.append(_choices_block(question))
+        blocks.append(choice_lines(question))
         if question.kind == "choice":
             buttons = [
                 Button(chr(ord("A") + i), f"{action_prefix}:{chr(ord('A') + i)}")

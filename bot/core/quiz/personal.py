@@ -305,7 +305,10 @@ def _summary(ctx: Context, session: QuizSession) -> Outgoing:
     correct = sum(1 for r in results if r["verdict"] == "correct")
     mean = sum(float(r["score"]) for r in results) / len(results) if results else 0.0
     by_topic: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    cards = ctx.uow[REVIEWS].for_user(ctx.workspace, ctx.user)
+    suspended = {c.question_id for c in cards if c.suspended}
     review_lines: list[str] = []
+    out_lines: list[str] = []  # a leech, or a card suspended by hand: no longer reviewed
     for r in results:
         question = ctx.bank.get(r["q"])
         topic = question.topic if question else "?"
@@ -314,16 +317,20 @@ def _summary(ctx: Context, session: QuizSession) -> Outgoing:
             by_topic[topic][0] += 1
         elif question is not None:
             prompt = question.prompt if len(question.prompt) <= 70 else question.prompt[:69] + "…"
-            review_lines.append(f"• {prompt} ({topic})")
+            if question.id in suspended:
+                out_lines.append(f"• {prompt} ({topic}): /review unsuspend {question.id}")
+            else:
+                review_lines.append(f"• {prompt} ({topic})")
     blocks = [
         f"Score: {correct}/{len(results)} correct · {round(mean * 100)}%",
         "By topic: " + " · ".join(f"{t} {c}/{n}" for t, (c, n) in sorted(by_topic.items())),
     ]
     if review_lines:
         blocks.append("To review:\n" + "\n".join(review_lines))
-    else:
+    if out_lines:
+        blocks.append("Suspended, so not in your reviews:\n" + "\n".join(out_lines))
+    if not review_lines and not out_lines:
         blocks.append("Nothing to review: all correct.")
-    cards = ctx.uow[REVIEWS].for_user(ctx.workspace, ctx.user)
     plan = review_plan(ctx, ctx.user, ctx.user_zone, cards=cards)
     due = plan.due
     upcoming = srs.next_review_at(plan, cards, ctx.now, ctx.user_zone)
