@@ -3,6 +3,7 @@ a simulated clock, the wired app, and a console that reads like a chat transcrip
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
 import queue
@@ -56,6 +57,16 @@ for _name in list(os.environ):
 # Installed for the whole run, session fixtures included; each test checks its own record.
 NETWORK = NetworkGuard()
 NETWORK.install()
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """What is alive once the tests are collected (every module imported, every test item)
+    lives for the whole run: moved out of the garbage collector's sight, it is not walked
+    again by every full collection, which the thousands of apps the tests make trigger
+    often (12% of the CPU of test_disputes, test_mock and test_goal went into full
+    collections; 7% after this)."""
+    gc.collect()
+    gc.freeze()
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
