@@ -430,29 +430,40 @@ class OutboxDeliverer:
         cap = self.per_workspace()
         sent = 0
         pending: set[asyncio.Task[int]] = set()
-        while not self._stopping:
-            busy = sorted(w for w, n in self._in_flight.items() if cap and n >= 2 * cap)
-            claimed, more = await in_thread(self._claim, self.clock.now(), busy)
-            if claimed:
-                self._in_flight.update(row[2] for row in claimed)
-                pending.add(asyncio.create_task(self._send_batch(claimed)))
-            if not pending or (cap is None and not more):
-                break  # everything due is claimed (what is in flight finishes below)
-            if cap is None:
-                full = len(pending) >= self.batches_in_flight
-            else:
-                full = sum(self._in_flight.values()) >= self.max_in_flight
-            if full or not more or busy:
-                # Wait for a batch to finish, or a moment (workspaces held back, or messages
-                # in flight whose claims another worker's may follow).
-                done, pending = await asyncio.wait(
-                    pending,
-                    timeout=None if full or cap is None else RECLAIM_EVERY,
-                    return_when=asyncio.FIRST_COMPLETED,
-                )
-                sent += sum(task.result() for task in done)
-        if pending:
-            sent += sum(await asyncio.gather(*pending))
+        try:
+            while not self._stopping:
+                busy = sorted(w for w, n in self._in_flight.items() if cap and n >= 2 * cap)
+                claimed, more = await in_thread(self._claim, self.clock.now(), busy)
+                if claimed:
+                    self._in_flight.update(row[2] for row in claimed)
+                    pending.add(asyncio.create_task(self._send_batch(claimed)))
+                if not pending or (cap is None and not more):
+                    break  # everything due is claimed (what is in flight finishes below)
+                if cap is None:
+                    full = len(pending) >= self.batches_in_flight
+                else:
+                    full = sum(self._in_flight.values()) >= self.max_in_flight
+                if full or not more or busy:
+                    # Wait for a batch to finish, or a moment (workspaces held back, or
+                    # messages in flight whose claims another worker's may follow).
+                    done, pending = await asyncio.wait(
+                        pending,
+                        timeout=None if full or cap is None else RECLAIM_EVERY,
+                        return_when=asyncio.FIRST_COMPLETED,
+                    )
+                    sent += sum(task.result() for task in done)
+            if pending:
+                sent += sum(await asyncio.gather(*pending))
+        except BaseException:
+            # Cancelled (App.close, or stop() past its timeout): the batches in flight stop
+            # too. asyncio.wait leaves its tasks running, and a send of a closed app would go
+            # on talking to the platform; what was not marked sent is sent again once its
+            # claim runs out.
+            for task in pending:
+                task.cancel()
+            if pending:
+                await asyncio.wait(pending)
+            raise
         return sent
 
     async def _send_batch(self, claimed: Sequence[_Claimed]) -> int:

@@ -131,6 +131,8 @@ async def serve(app: App, adapters: list[PlatformAdapter], stop: asyncio.Event) 
                 await adapter.stop()
             except Exception:
                 log.exception("stopping %s failed", adapter.name)
+        scheduler.pause()  # no new due run starts; the one in flight ends after its round
+        await app.runner.finish_runs(STOP_GRACE)
         scheduler.shutdown(wait=False)
         await app.stop()  # the outbox's background delivery, after its pass in flight
 

@@ -8,6 +8,7 @@ restart loses nothing and several workers can share one database.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
@@ -41,6 +42,8 @@ class DueRunner:
         self.services = services
         self.jobs = list(jobs)
         self.deliverer = deliverer
+        self._runs: set[asyncio.Task[object]] = set()  # run_due calls in flight
+        self._stopping = False  # the runs in flight end after their round in flight
 
     def next_due(self) -> datetime | None:
         """The earliest instant at which any job or the outbox has work (the jobs' reads
@@ -65,13 +68,35 @@ class DueRunner:
         background delivery as it commits, so sending starts while the jobs still run; this
         call does not wait for it.
         """
-        self.deliverer.start()
-        now = self.services.clock.now()
-        done = 0
-        for job in self.jobs:
-            done += await self._run_job(job, now)
-        self.deliverer.poke()  # retries that fell due, and whatever the jobs queued
-        return done
+        task = asyncio.current_task()
+        if task is not None:
+            self._runs.add(task)
+        try:
+            self.deliverer.start()
+            now = self.services.clock.now()
+            done = 0
+            for job in self.jobs:
+                if self._stopping:
+                    break
+                done += await self._run_job(job, now)
+            self.deliverer.poke()  # retries that fell due, and whatever the jobs queued
+            return done
+        finally:
+            if task is not None:
+                self._runs.discard(task)
+
+    async def finish_runs(self, timeout: float) -> None:
+        """Let the :meth:`run_due` calls in flight end after the round they are in (a round
+        is one transaction; no other round or job starts), waiting at most ``timeout``
+        seconds: a stopping process finishes its work in flight and leaves the rest to the
+        next start or another worker."""
+        runs = self._runs - {asyncio.current_task()}
+        self._stopping = True
+        try:
+            if runs:
+                await asyncio.wait(runs, timeout=timeout)
+        finally:
+            self._stopping = False
 
     async def run_due_and_deliver(self) -> int:
         """:meth:`run_due`, then wait until what it queued has been sent (the console's
@@ -83,6 +108,8 @@ class DueRunner:
         batch = getattr(job, "batch", None)
         total = 0
         for _ in range(MAX_ROUNDS):
+            if self._stopping:
+                break
             try:
                 count = await in_thread(self._run_round, job, now)
             except Exception as exc:
@@ -128,9 +155,19 @@ def start_scheduler(runner: DueRunner) -> AsyncIOScheduler:
     """Wake the runner every few seconds on the running event loop."""
     from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
+    async def run_due() -> int:
+        try:
+            return await runner.run_due()
+        except asyncio.CancelledError:
+            # The scheduler shut down past the stop's grace: said in one line (APScheduler
+            # would log the cancellation as a failure, with a traceback). The round in flight
+            # was waited for; the jobs left run at the next start or on another worker.
+            log.warning("the due run was stopped mid-way; what is left runs on the next start")
+            return 0
+
     scheduler = AsyncIOScheduler(timezone="UTC")
     scheduler.add_job(
-        runner.run_due,
+        run_due,
         "interval",
         seconds=WAKE_EVERY.total_seconds(),
         id="studybot-due-work",

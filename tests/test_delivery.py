@@ -23,6 +23,7 @@ from bot.delivery import (
     RetryLater,
     stale_deadline,
 )
+from bot.pacing import Rate
 from tests.conftest import START
 from tests.support import Transcript
 
@@ -282,3 +283,43 @@ def test_a_batch_slower_than_its_claim_is_not_taken_by_another_worker(
     taken, sent, keys = asyncio.run(scenario())
     assert (taken, sent) == (0, 3)
     assert sorted(keys) == ["k-C0-1", "k-C1-1", "k-C2-1"]
+
+
+class PacedHeldPlatform(HeldPlatform):
+    """A held platform with a send limit, as Slack's and Discord's notifiers state one (the
+    paced path: delivery waits for batches a moment at a time instead of for all of them)."""
+
+    rate = Rate(per_second=50.0)
+
+
+@pytest.mark.parametrize("platform", [HeldPlatform, PacedHeldPlatform])
+def test_closing_the_app_stops_the_sends_in_flight(app: App, platform: type[HeldPlatform]) -> None:
+    """App.close() (the loop stopped, as a test or a crashed run leaves it) cancels the
+    background delivery and every send it has in flight: nothing of a closed app keeps
+    talking to the platform. A send left running kept a Slack test's teardown waiting 30 s
+    for the Web API client's timeout."""
+    queue(app, [post("C1", 1)])
+    held = platform()
+    app.register_notifier("slack", held)
+    loop = asyncio.new_event_loop()
+    try:
+
+        async def sending() -> None:
+            app.runner.deliverer.poke()
+            await held.waiting.wait()
+
+        loop.run_until_complete(asyncio.wait_for(sending(), 10))
+        app.close()
+
+        async def left() -> set[asyncio.Task[object]]:
+            others = asyncio.all_tasks() - {asyncio.current_task()}
+            if others:
+                await asyncio.wait(others, timeout=5)
+            return {task for task in others if not task.done()}
+
+        assert loop.run_until_complete(left()) == set()
+    finally:
+        loop.close()
+    assert held.sent == []
+    with app.session_factory() as session:
+        assert session.scalars(select(OutboxRow.status)).all() == ["pending"]

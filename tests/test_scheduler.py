@@ -7,6 +7,7 @@ import logging
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -206,3 +207,60 @@ def test_a_worker_killed_mid_run_leaves_the_rest_to_the_other(
             select(func.count()).select_from(OutboxRow).where(OutboxRow.status != "sent")
         )
     assert pending == 0
+
+
+class SlowJob:
+    """A due job whose round takes a while (a big fan-out): it is in flight at the stop.
+    (``batch``: a full round asks for another one, which a stopping run does not start.)"""
+
+    batch = 1
+
+    name = "slow"
+
+    def __init__(self) -> None:
+        self.runs = 0
+        self.started = threading.Event()
+        self.finished = threading.Event()
+
+    def next_due(self, uow: Any) -> datetime | None:
+        return None
+
+    def run(self, uow: Any, services: Any, now: datetime) -> int:
+        self.runs += 1
+        if self.runs == 2:  # the first is serve()'s own at the start; the scheduler's is slow
+            self.started.set()
+            time.sleep(0.5)
+            self.finished.set()
+            return 1
+        return 0
+
+
+def test_a_stop_lets_the_due_run_in_flight_finish_and_logs_no_traceback(
+    sqlite_url: str, clock: SimulatedClock, caplog: pytest.LogCaptureFixture, monkeypatch
+) -> None:
+    """SIGTERM while the scheduler's due run is in flight: its round in flight finishes
+    (within the grace) and no other starts, and the log says nothing an operator should not
+    read (the run was cancelled, and APScheduler logged its CancelledError with a
+    traceback: test_run_stops' answer burst failed on it under load)."""
+    from bot import runtime, scheduler
+
+    monkeypatch.setattr(scheduler, "WAKE_EVERY", timedelta(seconds=0.1))
+    job = SlowJob()
+    app = bootstrap(Settings(studybot_database_url=sqlite_url), clock=clock, jobs=[job])
+
+    async def scenario() -> None:
+        stop = asyncio.Event()
+        serving = asyncio.create_task(runtime.serve(app, [], stop))
+        while not job.started.is_set():  # the scheduler's run is in its slow round
+            await asyncio.sleep(0.01)
+        stop.set()
+        await asyncio.wait_for(serving, 10)
+
+    try:
+        with caplog.at_level(logging.INFO):
+            asyncio.run(scenario())
+    finally:
+        app.close()
+    assert job.finished.is_set()
+    assert job.runs == 2  # the round in flight finished; no other round started
+    assert not [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR]

@@ -5,6 +5,7 @@ still validated and rejected as clearly as before."""
 from __future__ import annotations
 
 import gc
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -133,6 +134,17 @@ def test_migration_files_without_plain_revision_literals_leave_it_to_alembic(
     assert migrate.shipped_heads(tmp_path) == {"b"}
     (tmp_path / "0003_c.py").write_text("revision = name()\ndown_revision = 'b'\n")
     assert migrate.shipped_heads(tmp_path) is None
+
+
+def test_the_heads_are_read_again_when_a_migration_file_changes(tmp_path: Path) -> None:
+    """They are parsed once per set of files, not once per start: a file rewritten in place
+    (another size or time) is read again."""
+    first = tmp_path / "0001_a.py"
+    first.write_text("revision = 'a'\ndown_revision = None\n")
+    assert migrate.shipped_heads(tmp_path) == {"a"}
+    first.write_text("revision = 'ab'\ndown_revision = None\n")
+    os.utime(first, ns=(first.stat().st_atime_ns, first.stat().st_mtime_ns + 1_000_000))
+    assert migrate.shipped_heads(tmp_path) == {"ab"}
 
 
 def test_a_console_start_on_a_current_database_loads_no_tool_it_does_not_use(

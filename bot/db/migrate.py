@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import logging
 from collections.abc import Sequence
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -137,17 +138,36 @@ def is_current(engine: Engine) -> bool:
 
 def shipped_heads(directory: Path = MIGRATIONS_DIR / "versions") -> set[str] | None:
     """The head revisions of the migrations in ``directory``, read from each file's
-    ``revision`` and ``down_revision`` literals; None when a file has no such literals."""
+    ``revision`` and ``down_revision`` literals; None when a file has no such literals.
+
+    Parsed once per set of files (their names, sizes and modification times): every app
+    start in one process (the test suite makes thousands) reads a handful of stats instead
+    of parsing every migration again."""
+    files: list[tuple[str, int, int]] = []
+    for path in sorted(directory.glob("*.py")):
+        try:
+            stat = path.stat()
+        except OSError:
+            return None
+        files.append((path.name, stat.st_size, stat.st_mtime_ns))
+    heads = _heads_of_files(directory, tuple(files))
+    return set(heads) if heads is not None else None
+
+
+@lru_cache(maxsize=8)
+def _heads_of_files(
+    directory: Path, files: tuple[tuple[str, int, int], ...]
+) -> frozenset[str] | None:
     revisions: set[str] = set()
     parents: set[str] = set()
-    for path in sorted(directory.glob("*.py")):
-        names = _revision_literals(path)
+    for name, _size, _mtime in files:
+        names = _revision_literals(directory / name)
         if names is None:
             return None
         revision, down = names
         revisions.add(revision)
         parents.update(down)
-    return revisions - parents if revisions else None
+    return frozenset(revisions - parents) if revisions else None
 
 
 def _revision_literals(path: Path) -> tuple[str, tuple[str, ...]] | None:

@@ -11,6 +11,7 @@ import pytest
 from sqlalchemy import select
 
 from bot.adapters.slack import SlackAdapter
+from bot.adapters.slack.sender import SlackNotifier
 from bot.bootstrap import REPLY_STALE_AFTER
 from bot.core.clock import SimulatedClock
 from bot.db.models import OutboxRow
@@ -69,6 +70,11 @@ async def test_a_grade_slack_never_takes_is_dropped_when_stale_with_a_log_line(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     fake_slack.server_error("chat.postEphemeral", times=1000)
+    # Each retry is paced in real time like any message to the channel (bursts of 3, then
+    # one a second: test_slack_delivery.py), while the simulated clock jumps to the next
+    # try: a larger burst spares the test a real second per try, and paces nothing else.
+    assert isinstance(slack.notifier, SlackNotifier)
+    slack.notifier.channel_burst = 100
     with caplog.at_level(logging.WARNING):
         await _click_an_answer(slack, fake_slack)
         deadline = clock.now() + REPLY_STALE_AFTER
