@@ -12,9 +12,16 @@ it is idempotent per day (a second answer the same day changes nothing but the c
 of answers), and never commits.
 
 Rules
-- Due days follow the schedule. A local date (the user's current zone) is due when one of
-  *their* channels, the channels whose daily question they have ever answered, posted a
-  daily question during it or is scheduled to later that day; a user who never answered a
+- Due days follow the schedule. Each daily question of one of *their* channels (the
+  channels whose daily question they have ever answered), posted or still to come, makes
+  one local date due in the user's current zone: the question's own date (the channel's
+  date for it), or the date on which it is posted where that is later (a zone east of the
+  channel's, where it arrives the next day). West of the channel's zone a question arrives
+  the evening before its date: its own date is due, not the evening it came, and answering
+  it that evening already does the day's work (the date is no longer due). So whoever
+  answers each question by the end of the date it is due on, the evening it arrives
+  included, never misses a day, and a Mon–Fri channel leaves every zone five due days a
+  week (:func:`due_on`). A user who never answered a
   daily (quizzes only) is due every day. Days the user is away (``/away``) are never due.
   A day that is not due neither breaks the streak nor spends a freeze; answering on it
   still lengthens the streak.
@@ -71,8 +78,8 @@ MARK_OFF = "-"
 class DueDays:
     """Which local dates a user is expected to answer on (see the module doc).
 
-    ``scheduled`` holds the dates on which one of the user's channels had (or has later
-    today) a daily question, within the range asked for; None means every date (a user
+    ``scheduled`` holds the dates on which a daily question of one of the user's channels
+    is due (:func:`due_on`), within the range asked for; None means every date (a user
     with no channel of their own). ``away`` are inclusive (first, last) date ranges."""
 
     scheduled: frozenset[date] | None = None
@@ -122,6 +129,17 @@ class DayMark:
 
 
 @dataclass(frozen=True, slots=True)
+class ChannelPost:
+    """A daily question of one of a user's channels, as the due-day rule needs it: ``day``
+    is its own date (the channel's local date for it), ``at`` when it was or will be
+    posted, ``answered_at`` the user's first answer to it (None: none yet)."""
+
+    day: date
+    at: datetime
+    answered_at: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class NudgeTarget:
     """A user whose nudge time has come, with what the nudge job needs."""
 
@@ -155,12 +173,11 @@ class StreakRepository(Protocol):
         """The user's zone, else their workspace's."""
         ...
 
-    def scheduled_days(
-        self, user: User, first: date, last: date, zone_name: str
-    ) -> frozenset[date] | None:
-        """The local dates in ``zone_name`` from ``first`` to ``last`` on which a channel whose
-        daily question ``user`` has answered posted one, or is scheduled to post one (its
-        next post); None when the user never answered a daily question."""
+    def channel_posts(self, user: User, first: date, last: date) -> list[ChannelPost] | None:
+        """The daily questions dated ``first`` to ``last`` (their channel's own dates) of the
+        channels whose daily question ``user`` has answered: those posted, with the user's
+        first answer to each, and each unpaused channel's next post still to come; None
+        when the user never answered a daily question."""
         ...
 
     def set_nudges(self, user: User, enabled: bool) -> None: ...
@@ -260,6 +277,17 @@ def jumped_dates(before: StreakState, after: StreakState, when: datetime) -> lis
     return [first + timedelta(days=i) for i in range((after.last_day - first).days)]
 
 
+def due_on(post: ChannelPost, zone_name: str) -> date | None:
+    """The local date in ``zone_name`` on which a daily question is due: its own date, or the
+    date it is posted on where that is later (east of the channel's zone). None when the
+    user answered it before that date began (west of the channel's zone, where it arrives
+    the evening before): that answer counted already, and nothing is left due for it."""
+    day = max(post.day, local_day(post.at, zone_name))
+    if post.answered_at is not None and local_day(post.answered_at, zone_name) < day:
+        return None
+    return day
+
+
 def nudge_instant(day: date, zone_name: str) -> datetime:
     """19:00 local on ``day`` (DST-correct: the wall time, whatever the offset)."""
     return datetime.combine(day, NUDGE_TIME, tzinfo=zone(zone_name)).astimezone(UTC)
@@ -277,10 +305,14 @@ def due_days(uow: UnitOfWork, user: User, first: date, last: date, zone_name: st
     """The user's due days from ``first`` to ``last`` (their channels' posts, time away)."""
     from bot.core.away import AWAY
 
-    return DueDays(
-        uow[STREAKS].scheduled_days(user, first, last, zone_name),
-        tuple(uow[AWAY].ranges(user, first, last)),
-    )
+    # A question's own date is at most two dates before the local date it is posted on
+    # (zones are less than 48 hours apart), and never after the date it is due on.
+    posts = uow[STREAKS].channel_posts(user, first - timedelta(days=2), last)
+    scheduled = None
+    if posts is not None:
+        days = (due_on(post, zone_name) for post in posts)
+        scheduled = frozenset(d for d in days if d is not None and first <= d <= last)
+    return DueDays(scheduled, tuple(uow[AWAY].ranges(user, first, last)))
 
 
 def _settle_due(
