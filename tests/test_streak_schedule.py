@@ -82,6 +82,8 @@ def test_a_missed_weekday_still_breaks_the_streak(chat: Transcript, app: App) ->
     chat.send("/advance 1d")  # Wednesday: posted, not answered; nudged at 19:00
     nudges = [m for m in chat.send("/advance 10h") if m.delivery is Delivery.DM]
     assert len(nudges) == 1 and "Type /daily for today's question" in nudges[0].text
+    # she never had a freeze: the nudge says how one comes, not that none is "left"
+    assert "No freeze would cover today (one comes with every 7 days in a row)" in nudges[0].text
     chat.send("/advance 14h")  # Thursday 09:00
     assert "No streak running" in chat.say("/streak")
 

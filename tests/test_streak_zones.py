@@ -20,6 +20,7 @@ from bot.core.streaks import (
     MARK_ACTIVE,
     MARK_MISSED,
     MARK_OFF,
+    MARK_TODAY,
     record_activity,
     streak_view,
 )
@@ -122,13 +123,30 @@ def test_a_date_jumped_over_flying_east_shows_as_skipped_not_missed(
     assert cells(shown).endswith(MARK_ACTIVE + MARK_OFF + MARK_ACTIVE)  # Tue ■, Wed -, Thu ■
 
 
+def test_a_date_jumped_over_flying_east_shows_as_skipped_before_the_next_answer(
+    app: App, clock: SimulatedClock
+) -> None:
+    chat = chat_for(app)
+    chat.send("/tz Pacific/Honolulu")
+    clock.set(datetime(2026, 12, 7, 20, 0, tzinfo=UTC))
+    answer(chat, app)  # Mon 7 Dec 10:00 in Honolulu
+    clock.set(datetime(2026, 12, 8, 12, 0, tzinfo=UTC))  # Tue 02:00 in Honolulu
+    chat.send("/tz Pacific/Kiritimati")  # Wed 9 Dec 02:00 there: Tuesday is jumped over
+    shown = chat.say("/streak")
+    assert "1-day streak" in shown and "Answer a question today to keep it going" in shown
+    assert cells(shown).endswith(MARK_ACTIVE + MARK_OFF + MARK_TODAY)  # Mon ■, Tue -, Wed ○
+    assert f"{MARK_TODAY} today, not answered yet" in shown  # the legend names every mark
+    answer(chat, app)
+    assert cells(chat.say("/streak")).endswith(MARK_ACTIVE + MARK_OFF + MARK_ACTIVE)
+
+
 # -- the rule, over any zones -----------------------------------------------------------------
 
 
-def shown_after(steps: list[tuple[int, str | None]], start: datetime) -> list[Card]:
+def shown_around(steps: list[tuple[int, str | None]], start: datetime) -> list[tuple[Card, Card]]:
     """Answer after each step's minutes, switching zone first when it names one; the
-    /streak card after every answer (on the in-memory unit of work, for a user who never
-    answered a daily: every day is due)."""
+    /streak card just before and just after every answer (on the in-memory unit of work,
+    for a user who never answered a daily: every day is due)."""
     with FakeUnitOfWork(FakeStore(), SimulatedClock(start)) as uow:
         workspace = uow[WORKSPACES].ensure("console", "console")
         user = uow[USERS].ensure(workspace, "u1")
@@ -138,9 +156,15 @@ def shown_after(steps: list[tuple[int, str | None]], start: datetime) -> list[Ca
             when += timedelta(minutes=minutes)
             if new_zone is not None:
                 user = uow[USERS].set_timezone(user, new_zone)
+            before = streak_view(uow, user, when)
             record_activity(uow, user, when)
-            cards.append(streak_view(uow, user, when))
+            cards.append((before, streak_view(uow, user, when)))
     return cards
+
+
+def shown_after(steps: list[tuple[int, str | None]], start: datetime) -> list[Card]:
+    """The /streak card after every answer (see :func:`shown_around`)."""
+    return [after for _, after in shown_around(steps, start)]
 
 
 steps = st.lists(
@@ -169,3 +193,19 @@ def test_whatever_the_zone_changes_the_count_is_the_answered_days_the_calendar_s
         since_start = marks[marks.index(MARK_ACTIVE) :]
         assert MARK_MISSED not in since_start  # nothing inside a running streak is missed
         assert since_start.endswith(MARK_ACTIVE)  # and the last counted day is shown
+
+
+@settings(max_examples=300, deadline=None)
+@given(steps=steps, start_zone=st.sampled_from(ZONES), hour=st.integers(0, 23))
+def test_whatever_the_zone_changes_nothing_is_shown_missed_before_the_next_answer(
+    steps: list[tuple[int, str | None]], start_zone: str, hour: int
+) -> None:
+    first, *rest = steps
+    shown = shown_around(
+        [(first[0], first[1] or start_zone), *rest], datetime(2026, 10, 20, hour, tzinfo=UTC)
+    )
+    for before, _ in shown[1:]:  # a streak is running: answers less than 23 hours apart
+        text = "\n".join(before.blocks)
+        count, marks = count_of(before.title), cells(text)
+        assert count == marks.count(MARK_ACTIVE)
+        assert MARK_MISSED not in marks[marks.index(MARK_ACTIVE) :]

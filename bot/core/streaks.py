@@ -33,7 +33,8 @@ Rules
   days and runs to the later of today (the current zone) and the last counted day, so a
   day counted in a zone ahead of the current one is still shown; dates that a zone change
   eastwards jumped over (it was never that date for the user's answers) are recorded as
-  skipped and shown ``-``, never as missed. The answered days since the streak began are
+  skipped and shown ``-``, never as missed, from the zone change on (before the next
+  answer too). The answered days since the streak began are
   exactly its count.
 - The calendar starts on the user's first day: the days before their first answer are
   blank, never missed.
@@ -264,17 +265,16 @@ def apply_activity(
     return new, new.last_day, True, earned, frozen
 
 
-def jumped_dates(before: StreakState, after: StreakState, when: datetime) -> list[date]:
-    """The local dates a zone change eastwards jumped over on the way from ``before``'s last
-    counted day to the one ``after`` counted at ``when``: it was never that date where the
-    user answered (in their earlier zone it was still the day before). Shown as skipped."""
-    if before.last_day is None or before.current == 0 or after.current != before.current + 1:
+def jumped_dates(state: StreakState, when: datetime, zone_name: str) -> list[date]:
+    """The local dates a zone change eastwards jumps over between ``state``'s last counted
+    day and ``when``'s date in ``zone_name``: in the zone of the last activity it is still
+    an earlier date, so they are never missed (see :func:`days_since_last`). Shown as
+    skipped, before an answer in the new zone as after it."""
+    if state.last_day is None or state.current == 0:
         return []
-    if after.last_day is None:
-        return []
-    in_old_zone = local_day(when, before.last_zone or after.last_zone or "UTC")
-    first = max(before.last_day + timedelta(days=1), in_old_zone)
-    return [first + timedelta(days=i) for i in range((after.last_day - first).days)]
+    in_old_zone = local_day(when, state.last_zone or zone_name)
+    first = max(state.last_day + timedelta(days=1), in_old_zone)
+    return [first + timedelta(days=i) for i in range((local_day(when, zone_name) - first).days)]
 
 
 def due_on(post: ChannelPost, zone_name: str) -> date | None:
@@ -341,7 +341,8 @@ def record_activity(uow: UnitOfWork, user: User, when: datetime) -> StreakUpdate
     new, day, counted, earned, frozen = apply_activity(state, when, zone_name, due)
     for frozen_day in frozen:
         uow[STREAKS].add_day(user, frozen_day, answers=0, frozen=True)
-    for skipped in jumped_dates(state, new, when):
+    continued = new.current == state.current + 1  # counted, and not a new streak
+    for skipped in jumped_dates(state, when, zone_name) if continued else []:
         uow[STREAKS].add_day(user, skipped, answers=0)
     uow[STREAKS].add_day(user, day)
     assert new.last_day is not None
@@ -374,8 +375,8 @@ def calendar_lines(
 ) -> list[str]:
     """The last four weeks, Monday first, one row a week: ■ answered, ❄ frozen, · missed,
     - nothing due (off the schedule, away, or jumped over by a zone change), ○ today (not
-    answered yet). Days before ``since`` (the user's first day) are blank: nothing was
-    missed before they started."""
+    answered yet), and a legend of every mark. Days before ``since`` (the user's first
+    day) are blank: nothing was missed before they started."""
     first = today - timedelta(days=today.weekday() + 7 * (CALENDAR_WEEKS - 1))
     lines = ["       Mo Tu We Th Fr Sa Su"]
     for week in range(CALENDAR_WEEKS):
@@ -401,7 +402,7 @@ def calendar_lines(
         lines.append(f"{monday.strftime('%b %d')} " + " ".join(c for c in cells).rstrip())
     lines.append(
         f"{MARK_ACTIVE} answered  {MARK_FROZEN} freeze  {MARK_MISSED} missed  "
-        f"{MARK_OFF} nothing due"
+        f"{MARK_OFF} nothing due  {MARK_TODAY} today, not answered yet"
     )
     return lines
 
@@ -475,6 +476,8 @@ def streak_view(
     today = calendar_today(state, now, zone_name)
     first = today - timedelta(days=today.weekday() + 7 * (CALENDAR_WEEKS - 1))
     marks = uow[STREAKS].days(user, first, today)
+    for skipped in jumped_dates(state, now, zone_name):  # not answered across them yet
+        marks.setdefault(skipped, DayMark(0, False))
     due = due_days(uow, user, first, today, zone_name)
     since = uow[STREAKS].first_day(user) or today
     away = note(uow, user, today) if note else ""
@@ -487,7 +490,7 @@ def nudge_card(state: StreakState, has_daily: bool = True) -> Card:
     cover = (
         " A freeze would cover today if you miss it."
         if state.freezes
-        else " You have no freeze left to cover today."
+        else f" No freeze would cover today (one comes with every {FREEZE_EVERY} days in a row)."
     )
     how = (
         "Type /daily for today's question or /quiz for a quick round."
