@@ -190,6 +190,25 @@ def test_the_first_daily_of_a_channel_without_a_schedule_posts_at_once_and_the_s
     ]
 
 
+def test_daily_shows_a_teammate_west_of_the_channel_the_question_of_their_own_day(
+    chat: Transcript, app: App, clock: SimulatedClock
+) -> None:
+    chat.send("/studybot schedule 08:00 Europe/Berlin weekdays")
+    chat.send("/as hana")
+    chat.send("/tz America/Los_Angeles")
+    chat.send("/advance 138h")  # Sun 6 Dec 19:00 in Los Angeles
+    assert clock.now() == datetime(2026, 12, 7, 3, tzinfo=UTC)
+    assert "Mon 07 Dec 08:00 (Europe/Berlin; Sun 06 Dec 23:00 your time)" in chat.say("/daily")
+    chat.send("/advance 5h")  # 23:00: Monday's question is posted
+    assert "Daily question · 2026-12-07" in chat.say("/daily")
+    # Mon 7 Dec 19:00 in Los Angeles is Tuesday 04:00 in Berlin: Tuesday's comes at 23:00,
+    # and her question of the day is still Monday's
+    chat.send("/advance 20h")
+    assert "Daily question · 2026-12-07" in chat.say("/daily")
+    chat.send("/advance 4h")  # 23:00: Tuesday's question
+    assert "Daily question · 2026-12-08" in chat.say("/daily")
+
+
 @settings(
     max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )

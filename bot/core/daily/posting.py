@@ -33,6 +33,7 @@ from bot.core.errors import UserError
 from bot.core.messages import Button, ButtonStyle, Card, Delivery, Outgoing, say, until
 from bot.core.model import Channel, DailyPrompt
 from bot.core.ports import UnitOfWork
+from bot.core.streaks import ChannelPost, due_on, local_day
 
 log = logging.getLogger(__name__)
 
@@ -212,18 +213,31 @@ def closed_today(schedule: Schedule, today: date, now: datetime, user_zone: tzin
     return ""
 
 
+def _yours_today(ctx: Context) -> DailyPrompt | None:
+    """The channel's latest question when it is the one due today in the asker's zone
+    (``streaks.due_on``): west of the channel's zone, once the channel's date has turned,
+    the asker's question of the day is still the channel's question of yesterday."""
+    latest = ctx.uow[DAILY].latest(ctx.channel, ctx.now)
+    if latest is None:
+        return None
+    zone_name = ctx.user.timezone or ctx.workspace.timezone
+    due = due_on(ChannelPost(latest.local_date, latest.posted_at), zone_name)
+    return latest if due == local_day(ctx.now, zone_name) else None
+
+
 def show_daily(ctx: Context) -> list[Outgoing]:
     """Show today's question in the channel; post it if its time has come and it is not
     posted yet (the post job has not run, or the bot was down). Before the channel's post
     time, and on a day the schedule has no question (paused, skipped, off its weekdays),
-    it posts nothing and says why, and when the next one comes. A channel with no schedule
+    it shows the question that is due today in the asker's zone if there is one, else posts
+    nothing and says why, and when the next one comes. A channel with no schedule
     yet has no post time: its first /daily posts today's question at once and starts the
     default schedule with the next day's."""
     schedule = ctx.uow[SCHEDULES].get(ctx.channel)
     started = schedule is not None
     schedule = schedule or ensure_schedule(ctx)
     today = schedule.local_date_of(ctx.now)
-    prompt = ctx.uow[DAILY].for_date(ctx.channel, today)
+    prompt = ctx.uow[DAILY].for_date(ctx.channel, today) or _yours_today(ctx)
     if prompt is not None:
         question = ctx.bank.get(prompt.question_id)
         if question is None:
