@@ -613,28 +613,22 @@ class SqlStreaks(_Repo):
         ids = list(self.session.scalars(channels))
         if not ids:
             return None
-        answered = (
-            select(
-                AttemptRow.daily_prompt_id,
-                func.min(AttemptRow.answered_at).label("answered_at"),
-            )
+        first_answer = (  # the user's first answer to each post (by the daily_prompt_id index)
+            select(func.min(AttemptRow.answered_at))
             .where(
+                AttemptRow.daily_prompt_id == DailyPromptRow.id,
                 AttemptRow.user_id == user.id,
-                AttemptRow.workspace_id == user.workspace_id,
-                AttemptRow.daily_prompt_id.is_not(None),
             )
-            .group_by(AttemptRow.daily_prompt_id)
-            .subquery()
+            .correlate(DailyPromptRow)
+            .scalar_subquery()
         )
         posted = self.session.execute(
             select(
                 DailyPromptRow.channel_id,
                 DailyPromptRow.local_date,
                 DailyPromptRow.posted_at,
-                answered.c.answered_at,
-            )
-            .outerjoin(answered, answered.c.daily_prompt_id == DailyPromptRow.id)
-            .where(
+                first_answer,
+            ).where(
                 DailyPromptRow.workspace_id == user.workspace_id,
                 DailyPromptRow.channel_id.in_(ids),
                 DailyPromptRow.local_date >= first,
