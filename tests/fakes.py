@@ -17,7 +17,7 @@ import copy
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import date, datetime, timedelta
 from types import TracebackType
 from typing import Any, Self, TypeVar, cast
 
@@ -44,7 +44,7 @@ from bot.core.model import (
 from bot.core.ports import Port
 from bot.core.seasons import SEASONS, Season
 from bot.core.srs import REVIEWS, ReviewCard
-from bot.core.streaks import STREAKS, DayMark, StreakState
+from bot.core.streaks import STREAKS, ChannelPost, DayMark, StreakState
 from bot.core.teams import TEAMS, Team
 from bot.core.timezones import zone
 
@@ -80,22 +80,25 @@ class FakeStore:
     teams: dict[int, tuple[Team, str]] = field(default_factory=dict)  # id: (team, name key)
     members: dict[tuple[int, int], datetime] = field(default_factory=dict)  # (team, user)
     prompts: dict[int, DailyPrompt] = field(default_factory=dict)
-    # a channel's schedule: its next post (None: none planned) and whether it is paused
-    schedules: dict[int, tuple[int, datetime | None, bool]] = field(default_factory=dict)
+    # a channel's schedule: its next post (None: none planned), whether it is paused, its zone
+    schedules: dict[int, tuple[int, datetime | None, bool, str]] = field(default_factory=dict)
     deliveries: set[tuple[str, str]] = field(default_factory=set)  # (platform, key) taken
     commits: int = 0
 
     def next_id(self, table: dict[int, Any]) -> int:
         return max(table, default=0) + 1
 
-    def post_daily(self, channel: Channel, question_id: str, posted_at: datetime) -> DailyPrompt:
-        """A daily question posted in ``channel`` (what the daily job would have stored)."""
+    def post_daily(
+        self, channel: Channel, question_id: str, posted_at: datetime, day: date | None = None
+    ) -> DailyPrompt:
+        """A daily question posted in ``channel`` (what the daily job would have stored) for
+        its date ``day`` (default: ``posted_at``'s date in UTC)."""
         prompt = DailyPrompt(
             self.next_id(self.prompts),
             channel.workspace_id,
             channel.id,
             question_id,
-            posted_at.date(),
+            day or posted_at.date(),
             posted_at,
             posted_at + timedelta(hours=8),
             None,
@@ -267,9 +270,7 @@ class FakeStreaks(_Repo):
         workspace = self.s.workspaces.get(user.workspace_id)
         return workspace.timezone if workspace is not None else "UTC"
 
-    def scheduled_days(
-        self, user: User, first: date, last: date, zone_name: str
-    ) -> frozenset[date] | None:
+    def channel_posts(self, user: User, first: date, last: date) -> list[ChannelPost] | None:
         ids = {
             self.s.prompts[a.daily_prompt_id].channel_id
             for a in self.s.attempts.values()
@@ -279,26 +280,29 @@ class FakeStreaks(_Repo):
         }
         if not ids:
             return None
-        tz = zone(zone_name)
-        start = datetime.combine(first, time(0), tzinfo=tz).astimezone(UTC)
-        end = datetime.combine(last + timedelta(days=1), time(0), tzinfo=tz).astimezone(UTC)
-        posted = [
-            p.posted_at
+        posts = []
+        mine = [
+            p
             for p in self.s.prompts.values()
-            if p.workspace_id == user.workspace_id
-            and p.channel_id in ids
-            and start <= p.posted_at < end
+            if p.workspace_id == user.workspace_id and p.channel_id in ids
         ]
-        coming = [
-            next_at
-            for channel_id, (ws, next_at, paused) in self.s.schedules.items()
-            if ws == user.workspace_id
-            and channel_id in ids
-            and not paused
-            and next_at is not None
-            and max(start, self.clock.now()) <= next_at < end
-        ]
-        return frozenset(instant.astimezone(tz).date() for instant in [*posted, *coming])
+        for p in mine:
+            if first <= p.local_date <= last:
+                answers = [
+                    a.answered_at
+                    for a in self.s.attempts.values()
+                    if a.user_id == user.id and a.daily_prompt_id == p.id
+                ]
+                posts.append(ChannelPost(p.local_date, p.posted_at, min(answers, default=None)))
+        made = {(p.channel_id, p.local_date) for p in mine}
+        for channel_id, (ws, next_at, paused, zone_name) in self.s.schedules.items():
+            if ws != user.workspace_id or channel_id not in ids or paused or next_at is None:
+                continue
+            day = next_at.astimezone(zone(zone_name)).date()
+            coming = next_at >= self.clock.now() and (channel_id, day) not in made
+            if coming and first <= day <= last:
+                posts.append(ChannelPost(day, next_at))
+        return posts
 
     def set_nudges(self, user: User, enabled: bool) -> None:
         found = self.s.users.get(user.id)

@@ -71,6 +71,39 @@ def test_away_off_ends_it_today_and_cancel_removes_a_planned_one(
     assert [m.to for m in nudges] == ["alice"]
 
 
+def test_cancelling_time_away_that_has_begun_keeps_the_days_that_passed(
+    chat: Transcript, app: App
+) -> None:
+    chat.send("/daily")
+    answer_today(chat, app)  # Tue 1 Dec
+    chat.say("/away 2026-12-02 2026-12-08")
+    chat.send("/advance 3d")  # Fri 4 Dec: away on Wednesday and Thursday
+    reply = chat.say("/away cancel 1")
+    assert "ends today, as with /away off" in reply
+    assert "(Wed 02 Dec 2026 to Thu 03 Dec 2026, 2 days) stay paused" in reply
+    assert periods(app) == [(date(2026, 12, 2), date(2026, 12, 3))]
+    streak = chat.say("/streak")
+    assert "1-day streak" in streak and "Answer a question today" in streak
+    assert "Nov 30    ■  -  -  ○" in streak  # Wednesday and Thursday paused, not missed
+    assert "2-day streak" in answer_today(chat, app)
+
+
+def test_time_away_that_is_over_cannot_be_cancelled(chat: Transcript, app: App) -> None:
+    chat.send("/daily")
+    answer_today(chat, app)  # Tue 1 Dec
+    chat.say("/away 2026-12-02 2026-12-03")
+    chat.send("/advance 3d")  # Fri 4 Dec: back
+    before = row_counts(app)
+    reply = chat.say("/away cancel 1")
+    assert reply == (
+        "Time away #1 (Wed 02 Dec 2026 to Thu 03 Dec 2026, 2 days) is over: a day that has "
+        "passed cannot be taken back."
+    )
+    assert row_counts(app) == before
+    assert periods(app) == [(date(2026, 12, 2), date(2026, 12, 3))]
+    assert "1-day streak" in chat.say("/streak")
+
+
 @pytest.mark.parametrize(
     ("line", "says"),
     [

@@ -3,14 +3,27 @@ nudges, streaks and freezes."""
 
 from __future__ import annotations
 
-from datetime import date
+import uuid
+from datetime import UTC, date, datetime, time, timedelta
+from zoneinfo import ZoneInfo
 
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from sqlalchemy import select
 
 from bot.bootstrap import App
+from bot.core.clock import SimulatedClock
+from bot.core.daily.schedule import Schedule
 from bot.core.messages import Delivery
-from bot.db.models import ActivityDayRow, ChannelScheduleRow, DailyPromptRow, OutboxRow, StreakRow
-from tests.support import ANY_KIND, Transcript
+from bot.db.models import (
+    ActivityDayRow,
+    ChannelRow,
+    ChannelScheduleRow,
+    DailyPromptRow,
+    OutboxRow,
+    StreakRow,
+)
+from tests.support import ANY_KIND, Transcript, row_counts
 
 
 def kinds(messages: list) -> list[tuple[str, str]]:
@@ -133,3 +146,95 @@ def test_an_answer_after_the_reveal_is_practice(chat: Transcript, app: App) -> N
     with app.session_factory() as session:
         keys = sorted(session.scalars(select(OutboxRow.key)))
     assert keys == ["daily:1:post", "daily:1:reveal"]
+
+
+# -- /daily before the channel's post time ------------------------------------------------
+
+
+def test_daily_before_the_post_time_says_when_it_comes_and_posts_nothing(
+    chat: Transcript, app: App
+) -> None:
+    chat.send("/studybot schedule 11:00 Europe/Berlin weekdays")  # Tue 1 Dec, 10:00 in Berlin
+    before = row_counts(app)
+    assert chat.say("/daily") == (
+        "Today's question is not posted yet. The next one comes Tue 01 Dec 11:00 "
+        "(Europe/Berlin; Tue 01 Dec 10:00 your time)."
+    )
+    assert row_counts(app) == before
+    assert "Next post: Tue 01 Dec 2026 11:00 CET" in chat.say("/studybot schedule show")
+    posted = chat.send("/advance 1h")  # 11:00 in Berlin: the schedule posts it
+    assert ("channel", "Daily question · 2026-12-01") in kinds(posted)
+    assert "Daily question · 2026-12-01" in chat.say("/daily")  # shown again, not reposted
+    with app.session_factory() as session:
+        prompt = session.scalars(select(DailyPromptRow)).one()
+    assert prompt.posted_at == datetime(2026, 12, 1, 10, tzinfo=UTC)
+    assert prompt.reveal_at == datetime(2026, 12, 1, 18, tzinfo=UTC)  # 8 h after its post
+
+
+def test_the_first_daily_of_a_channel_without_a_schedule_posts_at_once_and_the_schedule_goes_on(
+    app: App, clock: SimulatedClock
+) -> None:
+    clock.set(datetime(2027, 1, 3, 23, 30, tzinfo=UTC))  # Mon 4 Jan, 00:30 in Berlin
+    chat = Transcript(app, tz="Europe/Berlin")
+    assert ("channel", "Daily question · 2027-01-04") in kinds(chat.send("/daily"))
+    shown = chat.say("/studybot schedule show")
+    assert "Next post: Tue 05 Jan 2027 09:00 CET" in shown  # Monday has its question
+    with app.session_factory() as session:
+        prompt = session.scalars(select(DailyPromptRow)).one()
+        row = session.scalars(select(ChannelScheduleRow)).one()
+    assert row.next_post_at == datetime(2027, 1, 5, 8, tzinfo=UTC)
+    assert prompt.reveal_at == datetime(2027, 1, 4, 7, 30, tzinfo=UTC)  # 8 h after its post
+    posts = chat.send("/advance 1d")
+    assert [t for _, t in kinds(posts) if t.startswith("Daily question ·")] == [
+        "Daily question · 2027-01-04 · revealed"  # and no second post on Monday
+    ]
+
+
+def test_daily_shows_a_teammate_west_of_the_channel_the_question_of_their_own_day(
+    chat: Transcript, app: App, clock: SimulatedClock
+) -> None:
+    chat.send("/studybot schedule 08:00 Europe/Berlin weekdays")
+    chat.send("/as hana")
+    chat.send("/tz America/Los_Angeles")
+    chat.send("/advance 138h")  # Sun 6 Dec 19:00 in Los Angeles
+    assert clock.now() == datetime(2026, 12, 7, 3, tzinfo=UTC)
+    assert "Mon 07 Dec 08:00 (Europe/Berlin; Sun 06 Dec 23:00 your time)" in chat.say("/daily")
+    chat.send("/advance 5h")  # 23:00: Monday's question is posted
+    assert "Daily question · 2026-12-07" in chat.say("/daily")
+    # Mon 7 Dec 19:00 in Los Angeles is Tuesday 04:00 in Berlin: Tuesday's comes at 23:00,
+    # and her question of the day is still Monday's
+    chat.send("/advance 20h")
+    assert "Daily question · 2026-12-07" in chat.say("/daily")
+    chat.send("/advance 4h")  # 23:00: Tuesday's question
+    assert "Daily question · 2026-12-08" in chat.say("/daily")
+
+
+@settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    zone_name=st.sampled_from(["Europe/Berlin", "America/Los_Angeles", "Asia/Kolkata"]),
+    post_time=st.builds(time, st.integers(0, 23), st.sampled_from([0, 30])),
+    minutes=st.integers(0, 7 * 24 * 60),
+)
+def test_daily_never_posts_a_scheduled_question_before_its_time(
+    app: App, clock: SimulatedClock, zone_name: str, post_time: time, minutes: int
+) -> None:
+    clock.set(datetime(2026, 3, 26, tzinfo=UTC) + timedelta(minutes=minutes))  # DST weeks
+    channel = f"c{uuid.uuid4().hex[:8]}"
+    chat = Transcript(app, channel=channel, tz="Asia/Tokyo")
+    chat.send(f"/studybot schedule {post_time.strftime('%H:%M')} {zone_name} daily")
+    schedule = Schedule(0, 0, post_time, zone_name, frozenset(range(7)))
+    day = schedule.local_date_of(clock.now())
+    text = chat.say("/daily")
+    with app.session_factory() as session:
+        posted = session.scalars(
+            select(DailyPromptRow)
+            .join(ChannelRow, ChannelRow.id == DailyPromptRow.channel_id)
+            .where(ChannelRow.external_id == channel)
+        ).all()
+    if clock.now() < schedule.slot_on(day):
+        assert posted == [] and text.startswith("Today's question is not posted yet.")
+        assert schedule.slot_on(day).astimezone(ZoneInfo(zone_name)).strftime("%H:%M") in text
+    else:  # its time has come (the schedule was set after it): posted now, for today
+        assert [p.local_date for p in posted] == [day]

@@ -5,15 +5,15 @@ database does."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from dataclasses import dataclass, replace
+from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
 from bot.core.away import AWAY
 from bot.core.bank import QuestionBank
 from bot.core.clock import SimulatedClock
-from bot.core.daily.schedule import DAILY, NewPrompt
+from bot.core.daily.schedule import DAILY, SCHEDULES, NewPrompt, Schedule
 from bot.core.events import DELIVERIES
 from bot.core.goal import GOALS
 from bot.core.leaderboard import LEADERBOARD
@@ -22,7 +22,7 @@ from bot.core.model import ATTEMPTS, CHANNELS, USERS, WORKSPACES, Attempt, Chann
 from bot.core.ports import UnitOfWork
 from bot.core.seasons import SEASONS
 from bot.core.srs import REVIEWS, ReviewCard
-from bot.core.streaks import STREAKS, DayMark, StreakState
+from bot.core.streaks import STREAKS, ChannelPost, DayMark, StreakState
 from bot.core.teams import TEAMS
 from bot.db.engine import make_engine, make_session_factory
 from bot.db.questions import sync_questions
@@ -36,7 +36,8 @@ class Storage:
     """A way to open units of work on one store, and to post a daily question in it."""
 
     uow: Callable[[], UnitOfWork]
-    post_daily: Callable[[Channel, str, datetime], DailyPrompt]
+    post_daily: Callable[..., DailyPrompt]  # (channel, question id, posted_at, day=None)
+    plan_daily: Callable[[Channel, datetime, str], None]  # a channel's next post, in a zone
 
 
 @pytest.fixture(params=["fake", *BACKENDS])
@@ -45,7 +46,11 @@ def storage(
 ) -> Iterator[Storage]:
     if request.param == "fake":
         store = FakeStore()
-        yield Storage(lambda: FakeUnitOfWork(store, clock), store.post_daily)
+
+        def plan(channel: Channel, next_at: datetime, zone_name: str) -> None:
+            store.schedules[channel.id] = (channel.workspace_id, next_at, False, zone_name)
+
+        yield Storage(lambda: FakeUnitOfWork(store, clock), store.post_daily, plan)
         return
     url = request.getfixturevalue("sqlite_url" if request.param == "sqlite" else "postgres_url")
     engine = make_engine(url)
@@ -54,16 +59,28 @@ def storage(
         sync_questions(session, sample_bank, clock.now())
         session.commit()
 
-    def post_daily(channel: Channel, question_id: str, posted_at: datetime) -> DailyPrompt:
+    def post_daily(
+        channel: Channel, question_id: str, posted_at: datetime, day: date | None = None
+    ) -> DailyPrompt:
         with SqlUnitOfWork(factory, clock) as uow:
             new = NewPrompt(
-                channel, question_id, posted_at.date(), posted_at, posted_at + timedelta(hours=8)
+                channel,
+                question_id,
+                day or posted_at.date(),
+                posted_at,
+                posted_at + timedelta(hours=8),
             )
             (prompt,) = uow[DAILY].add_prompts([new])
             uow.commit()
         return prompt
 
-    yield Storage(lambda: SqlUnitOfWork(factory, clock), post_daily)
+    def plan_daily(channel: Channel, next_at: datetime, zone_name: str) -> None:
+        with SqlUnitOfWork(factory, clock) as uow:
+            schedule = Schedule(channel.id, channel.workspace_id, timezone=zone_name)
+            uow[SCHEDULES].save(replace(schedule, next_post_at=next_at))
+            uow.commit()
+
+    yield Storage(lambda: SqlUnitOfWork(factory, clock), post_daily, plan_daily)
     engine.dispose()
 
 
@@ -251,7 +268,7 @@ def test_streaks_and_activity_days_add_up(storage: Storage) -> None:
         assert uow[STREAKS].get(user).current == 4
 
 
-def test_scheduled_days_are_the_posts_of_the_channels_whose_daily_a_user_answered(
+def test_channel_posts_are_the_questions_of_the_channels_whose_daily_a_user_answered(
     storage: Storage, qid: str
 ) -> None:
     with storage.uow() as uow:
@@ -261,28 +278,34 @@ def test_scheduled_days_are_the_posts_of_the_channels_whose_daily_a_user_answere
         mine = uow[CHANNELS].ensure(workspace, "C1")
         other = uow[CHANNELS].ensure(workspace, "C2")
         uow.commit()
-    # 23:30 UTC on Dec 1 is Dec 2 in Berlin
-    first = storage.post_daily(mine, qid, datetime(2026, 12, 1, 23, 30, tzinfo=START.tzinfo))
-    storage.post_daily(mine, qid, START + timedelta(days=3))
+    # Berlin's 08:00 on Wed 2 Dec is 07:00 UTC; Tokyo's 09:00 on Fri 4 Dec is 00:00 UTC
+    wednesday = storage.post_daily(
+        mine, qid, datetime(2026, 12, 2, 7, tzinfo=UTC), date(2026, 12, 2)
+    )
+    friday = datetime(2026, 12, 4, 0, tzinfo=UTC)
+    storage.post_daily(mine, qid, friday, date(2026, 12, 4))
     storage.post_daily(other, qid, START + timedelta(days=4))
+    storage.plan_daily(mine, datetime(2026, 12, 6, 23, tzinfo=UTC), "Asia/Tokyo")  # Mon 7 Dec
     with storage.uow() as uow:
-        uow[ATTEMPTS].add(attempt(alice.id, workspace.id, qid, daily_prompt_id=first.id))
+        first_answer = START + timedelta(days=1)
+        for when in (first_answer + timedelta(hours=2), first_answer):
+            uow[ATTEMPTS].add(
+                attempt(alice.id, workspace.id, qid, daily_prompt_id=wednesday.id, answered_at=when)
+            )
         uow[ATTEMPTS].add(attempt(bob.id, workspace.id, qid))  # a quiz answer: no channel
         uow.commit()
     with storage.uow() as uow:
-        week = (date(2026, 11, 30), date(2026, 12, 7))
-        assert uow[STREAKS].scheduled_days(alice, *week, "UTC") == {
-            date(2026, 12, 1),
-            date(2026, 12, 4),
-        }
-        assert uow[STREAKS].scheduled_days(alice, *week, "Europe/Berlin") == {
-            date(2026, 12, 2),
-            date(2026, 12, 4),
-        }
-        assert uow[STREAKS].scheduled_days(alice, date(2026, 12, 5), date(2026, 12, 9), "UTC") == (
-            frozenset()
-        )
-        assert uow[STREAKS].scheduled_days(bob, *week, "UTC") is None
+        posts = uow[STREAKS].channel_posts(alice, date(2026, 11, 30), date(2026, 12, 7))
+        assert posts is not None
+        assert sorted(posts, key=lambda p: p.day) == [
+            ChannelPost(date(2026, 12, 2), datetime(2026, 12, 2, 7, tzinfo=UTC), first_answer),
+            ChannelPost(date(2026, 12, 4), friday),
+            ChannelPost(date(2026, 12, 7), datetime(2026, 12, 6, 23, tzinfo=UTC)),
+        ]
+        assert uow[STREAKS].channel_posts(alice, date(2026, 12, 3), date(2026, 12, 6)) == [
+            ChannelPost(date(2026, 12, 4), friday)
+        ]
+        assert uow[STREAKS].channel_posts(bob, date(2026, 11, 30), date(2026, 12, 7)) is None
 
 
 def test_away_periods_overlap_and_shrink(storage: Storage) -> None:

@@ -3,26 +3,41 @@ question is not a missed day; /daily keeps to the channel's days."""
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime, time, timedelta
+from zoneinfo import ZoneInfo, available_timezones
 
-from hypothesis import given, settings
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import select
 
 from bot.bootstrap import App
+from bot.core.answers import AnswerKind, AnswerTo, record_answer
+from bot.core.bank import QuestionBank
 from bot.core.clock import SimulatedClock
-from bot.core.messages import Delivery
+from bot.core.daily.schedule import Schedule
+from bot.core.grading import Grade, Verdict
+from bot.core.messages import Delivery, Outgoing
+from bot.core.model import USERS
 from bot.core.streaks import (
     FREEZE_EVERY,
+    MARK_MISSED,
     MAX_FREEZES,
+    ChannelPost,
     DueDays,
     StreakState,
     apply_activity,
     at_risk,
+    due_on,
+    local_day,
+    streak_view,
 )
 from bot.db.models import DailyPromptRow, StreakRow
+from tests.fakes import FakeWorld
 from tests.support import Transcript, row_counts
+from tests.test_streak_zones import cells, count_of
 
+RIGHT_GRADE = Grade(1.0, Verdict.CORRECT, "Right.")
 # The right answer to each question of the sample pack, by text (not letter).
 RIGHT = {
     "sample-mig-max-instances": "7",
@@ -67,6 +82,8 @@ def test_a_missed_weekday_still_breaks_the_streak(chat: Transcript, app: App) ->
     chat.send("/advance 1d")  # Wednesday: posted, not answered; nudged at 19:00
     nudges = [m for m in chat.send("/advance 10h") if m.delivery is Delivery.DM]
     assert len(nudges) == 1 and "Type /daily for today's question" in nudges[0].text
+    # she never had a freeze: the nudge says how one comes, not that none is "left"
+    assert "No freeze would cover today (one comes with every 7 days in a row)" in nudges[0].text
     chat.send("/advance 14h")  # Thursday 09:00
     assert "No streak running" in chat.say("/streak")
 
@@ -185,3 +202,155 @@ def test_a_day_the_bot_was_down_is_not_a_missed_day(
     with app.session_factory() as session:
         days = list(session.scalars(select(DailyPromptRow.local_date)))
     assert days == [date(2026, 12, 1), date(2026, 12, 3)]
+
+
+# -- a channel's posts in another zone: which of the user's days are due ----------------------
+
+
+def advance_to(chat: Transcript, clock: SimulatedClock, instant: datetime) -> list[Outgoing]:
+    minutes = int((instant - clock.now()).total_seconds() // 60)
+    return chat.send(f"/advance {minutes}m")
+
+
+@pytest.mark.parametrize(
+    ("zone_name", "schedule"),
+    [
+        # 08:00 in Berlin is 23:00 the evening before in Los Angeles
+        ("America/Los_Angeles", "08:00 Europe/Berlin weekdays reveal=20h"),
+        # the default 09:00 in Berlin is 22:00 the evening before in Honolulu
+        ("Pacific/Honolulu", "09:00 Europe/Berlin weekdays"),
+    ],
+)
+def test_a_teammate_west_of_the_schedules_zone_keeps_the_streak_over_weekends(
+    chat: Transcript, app: App, clock: SimulatedClock, zone_name: str, schedule: str
+) -> None:
+    chat.send(f"/studybot schedule {schedule}")  # Tue 1 Dec 10:00 in Berlin
+    chat.send("/as hana")
+    chat.send(f"/tz {zone_name}")
+    counts = []
+    for offset in range(1, 16):  # Wed 2 Dec to Wed 16 Dec, at 10:00 in her zone
+        day = date(2026, 12, 1) + timedelta(days=offset)
+        morning = datetime.combine(day, time(10), tzinfo=ZoneInfo(zone_name))
+        messages = advance_to(chat, clock, morning)
+        assert not [m for m in messages if m.delivery is Delivery.DM], "no nudge"
+        if day.weekday() == 6:  # Sunday: Monday's question comes tonight, nothing is due
+            shown = chat.say("/streak")
+            assert "Nothing is due today" in shown and MARK_MISSED not in cells(shown)
+        if day.weekday() < 5:
+            counts.append(count_of(answer_today(chat, app)))
+    assert counts == list(range(1, 12))
+    shown = chat.say("/streak")
+    assert count_of(shown) == 11 and MARK_MISSED not in cells(shown)
+    assert cells(shown).endswith("■■■--■■■■■--■■■")  # from Wed 2 Dec: weekends free
+
+
+def test_answering_the_evening_a_question_arrives_keeps_the_streak_west_of_its_zone(
+    chat: Transcript, app: App, clock: SimulatedClock
+) -> None:
+    chat.send("/studybot schedule 08:00 Europe/Berlin weekdays")
+    chat.send("/as hana")
+    chat.send("/tz America/Los_Angeles")
+    evening = datetime(2026, 12, 1, 23, 5, tzinfo=ZoneInfo("America/Los_Angeles"))
+    counts = []
+    for offset in range(13):  # Tue 1 Dec to Sun 13 Dec, 23:05 in Los Angeles
+        advance_to(chat, clock, evening + timedelta(days=offset))
+        if (evening + timedelta(days=offset)).weekday() in (6, 0, 1, 2, 3):
+            # each question is answered the evening it arrives, the day before its own date
+            counts.append(count_of(answer_today(chat, app)))
+    assert counts == list(range(1, 10))
+    shown = chat.say("/streak")
+    # Friday's question was answered on Thursday evening: Friday is done, not missed
+    assert count_of(shown) == 9 and MARK_MISSED not in cells(shown)
+    assert cells(shown).endswith("■■■--■■■■■--■")  # Tue 1 Dec to today, Sun 13 Dec
+
+
+MONDAY = date(2026, 12, 7)
+BERLIN_0800 = "2026-12-07T08:00+01:00"  # Sun 6 Dec 23:00 in Los Angeles
+
+
+@pytest.mark.parametrize(
+    ("posted", "answered", "zone_name", "due"),
+    [
+        # in the channel's own zone: the question's date
+        (BERLIN_0800, None, "Europe/Berlin", MONDAY),
+        # west: it arrives the evening before; its own date is due
+        (BERLIN_0800, None, "America/Los_Angeles", MONDAY),
+        # west, answered the evening it arrived: nothing is left due for it
+        (BERLIN_0800, "2026-12-06T23:05-08:00", "America/Los_Angeles", None),
+        # answered on its date or later: the date is due (and answered, or missed)
+        (BERLIN_0800, "2026-12-08T10:00-08:00", "America/Los_Angeles", MONDAY),
+        # east: the same date, in the afternoon
+        (BERLIN_0800, None, "Asia/Tokyo", MONDAY),
+        # far east, a late post: it arrives the next day, which is the day due
+        ("2026-12-07T23:00+01:00", None, "Pacific/Kiritimati", date(2026, 12, 8)),
+    ],
+)
+def test_a_question_is_due_on_its_own_date_or_the_later_date_it_arrives_on(
+    posted: str, answered: str | None, zone_name: str, due: date | None
+) -> None:
+    at = datetime.fromisoformat(posted)
+    post = ChannelPost(MONDAY, at, None if answered is None else datetime.fromisoformat(answered))
+    assert due_on(post, zone_name) == due
+
+
+ZONE_NAMES = sorted(available_timezones())
+
+
+# the bank is read-only: sharing it between examples is safe
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    channel_zone=st.sampled_from(ZONE_NAMES),
+    user_zone=st.sampled_from(ZONE_NAMES),
+    post_time=st.builds(time, st.integers(0, 23), st.sampled_from([0, 15, 30, 45])),
+    first=st.dates(date(2026, 1, 1), date(2026, 12, 1)),
+    reading=st.lists(st.floats(0, 1, exclude_max=True), min_size=23, max_size=23),
+)
+def test_over_a_month_anyone_who_answers_each_question_by_the_end_of_its_day_keeps_the_streak(
+    sample_bank: QuestionBank,
+    channel_zone: str,
+    user_zone: str,
+    post_time: time,
+    first: date,
+    reading: list[float],
+) -> None:
+    """A Mon–Fri channel in one zone, a user in another, a month: each question is answered
+    once, at any moment from its post to the end of the date it is due on in the user's
+    zone (the evening it arrives, west of the channel's zone, included). The streak never
+    breaks, it counts every answered date, and the calendar shows no missed day."""
+    question = sample_bank.all()[0]
+    world = FakeWorld(SimulatedClock(datetime.combine(first, time(0), tzinfo=UTC)), sample_bank)
+    clock = world.clock
+    assert isinstance(clock, SimulatedClock)
+    with world.acting("hana") as ctx:
+        ctx.uow[USERS].set_timezone(ctx.user, user_zone)
+        channel = ctx.channel
+    schedule = Schedule(channel.id, channel.workspace_id, post_time, channel_zone)
+    days = [first + timedelta(days=i) for i in range(31)]
+    posts = [ChannelPost(day, schedule.slot_on(day)) for day in days if schedule.posts_on(day)]
+    answers = []
+    for post, share in zip(posts, reading, strict=False):
+        # its own date, or the later date it arrives on in her zone (the promise, restated)
+        due = max(post.day, local_day(post.at, user_zone))
+        end = datetime.combine(due + timedelta(days=1), time(0), tzinfo=ZoneInfo(user_zone))
+        when = post.at + (end.astimezone(UTC) - post.at) * share
+        assume(local_day(when, user_zone) <= due)  # (a DST gap at midnight)
+        answers.append((when, post))
+    ids: dict[ChannelPost, int] = {}
+    for when, post in sorted(answers, key=lambda pair: pair[0]):
+        for made in posts:  # what the daily job posted by then, and its next post
+            if made.at <= when and made not in ids:
+                ids[made] = world.store.post_daily(channel, question.id, made.at, made.day).id
+        following = next((p.at for p in posts if p.at > when), None)
+        world.store.schedules[channel.id] = (channel.workspace_id, following, False, channel_zone)
+        clock.set(when)
+        with world.acting("hana") as ctx:
+            to = AnswerTo(AnswerKind.DAILY, question, daily_prompt_id=ids[post])
+            record_answer(ctx, "an answer", RIGHT_GRADE, to, when)
+    answered = {local_day(when, user_zone) for when, _ in answers}
+    with world.acting("hana") as ctx:
+        card = streak_view(ctx.uow, ctx.user, clock.now())
+    text = "\n".join(card.blocks)
+    assert count_of(card.title) == len(answered)
+    assert MARK_MISSED not in cells(text)

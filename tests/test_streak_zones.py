@@ -20,6 +20,7 @@ from bot.core.streaks import (
     MARK_ACTIVE,
     MARK_MISSED,
     MARK_OFF,
+    MARK_TODAY,
     record_activity,
     streak_view,
 )
@@ -116,6 +117,10 @@ def test_a_date_jumped_over_flying_east_shows_as_skipped_not_missed(
     answer(chat, app)  # Tue 1 Dec 20:00 LA
     chat.send("/tz Pacific/Kiritimati")
     clock.set(datetime(2026, 12, 2, 14, 0, tzinfo=UTC))  # Thu 3 Dec 04:00 there; Wed 06:00 in LA
+    shown = chat.say("/streak")  # before answering there: Wednesday is skipped already
+    assert "1-day streak" in shown and "Answer a question today to keep it going" in shown
+    assert cells(shown).endswith(MARK_ACTIVE + MARK_OFF + MARK_TODAY)  # Tue ■, Wed -, Thu ○
+    assert f"{MARK_TODAY} today, not answered yet" in shown  # the legend names every mark
     answer(chat, app)
     shown = chat.say("/streak")
     assert "2-day streak" in shown
@@ -125,10 +130,10 @@ def test_a_date_jumped_over_flying_east_shows_as_skipped_not_missed(
 # -- the rule, over any zones -----------------------------------------------------------------
 
 
-def shown_after(steps: list[tuple[int, str | None]], start: datetime) -> list[Card]:
+def shown_around(steps: list[tuple[int, str | None]], start: datetime) -> list[tuple[Card, Card]]:
     """Answer after each step's minutes, switching zone first when it names one; the
-    /streak card after every answer (on the in-memory unit of work, for a user who never
-    answered a daily: every day is due)."""
+    /streak card just before and just after every answer (on the in-memory unit of work,
+    for a user who never answered a daily: every day is due)."""
     with FakeUnitOfWork(FakeStore(), SimulatedClock(start)) as uow:
         workspace = uow[WORKSPACES].ensure("console", "console")
         user = uow[USERS].ensure(workspace, "u1")
@@ -138,8 +143,9 @@ def shown_after(steps: list[tuple[int, str | None]], start: datetime) -> list[Ca
             when += timedelta(minutes=minutes)
             if new_zone is not None:
                 user = uow[USERS].set_timezone(user, new_zone)
+            before = streak_view(uow, user, when)
             record_activity(uow, user, when)
-            cards.append(streak_view(uow, user, when))
+            cards.append((before, streak_view(uow, user, when)))
     return cards
 
 
@@ -159,13 +165,16 @@ def test_whatever_the_zone_changes_the_count_is_the_answered_days_the_calendar_s
     steps: list[tuple[int, str | None]], start_zone: str, hour: int
 ) -> None:
     first, *rest = steps
-    cards = shown_after(
+    shown = shown_around(
         [(first[0], first[1] or start_zone), *rest], datetime(2026, 10, 20, hour, tzinfo=UTC)
     )
-    for card in cards:
-        text = "\n".join(card.blocks)
-        count, marks = count_of(card.title), cells(text)
-        assert count == marks.count(MARK_ACTIVE)  # what /streak says is what it shows
-        since_start = marks[marks.index(MARK_ACTIVE) :]
-        assert MARK_MISSED not in since_start  # nothing inside a running streak is missed
-        assert since_start.endswith(MARK_ACTIVE)  # and the last counted day is shown
+    for index, (before, after) in enumerate(shown):
+        # before the first answer there is no streak yet; after that, /streak before an
+        # answer (just after a zone change) is held to the same as after one
+        for card in (before, after) if index else (after,):
+            text = "\n".join(card.blocks)
+            count, marks = count_of(card.title), cells(text)
+            assert count == marks.count(MARK_ACTIVE)  # what /streak says is what it shows
+            since_start = marks[marks.index(MARK_ACTIVE) :]
+            assert MARK_MISSED not in since_start  # nothing inside a running streak is missed
+        assert cells("\n".join(after.blocks)).endswith(MARK_ACTIVE)  # the last counted day

@@ -7,7 +7,8 @@ Grammar::
     /away FROM TO | FROM to TO | DAY    add a period (dates: 2026-12-20, dec 20, friday, …)
     /away [list]                        current and upcoming periods
     /away off                           back now: end the current period (yesterday is its last day)
-    /away cancel ID                     cancel a period
+    /away cancel ID                     cancel a planned period; one that has begun ends as with
+                                        /away off (the days that passed stay away)
 
 Dates are read with dateparser (English, future dates preferred, relative to the injected
 clock in the user's zone); an ISO-looking date must be a real one. Bad input raises a
@@ -207,7 +208,7 @@ def away_command(ctx: Context, args: str) -> list[Outgoing]:
             raise UserError(USAGE)
         text = _back(ctx, today)
     elif head == "cancel":
-        text = _cancel(ctx, words[1:])
+        text = _cancel(ctx, words[1:], today)
     else:
         text = _add(ctx, args, today)
     return [say(ctx.user.external_id, text, channel=ctx.channel.external_id)]
@@ -225,29 +226,54 @@ def _listing(ctx: Context, today: date) -> str:
     return "\n".join(lines)
 
 
+def _end_today(ctx: Context, period: AwayPeriod, today: date) -> AwayPeriod | None:
+    """End ``period`` so that today is no longer away, and return what is left of it: the
+    days that have passed stay away (a day that has passed cannot be taken back, as
+    ``check_period`` says); a period that had not begun before today goes altogether."""
+    if period.first >= today:
+        ctx.uow[AWAY].delete(ctx.user, period.id)
+        return None
+    ctx.uow[AWAY].set_last(ctx.user, period.id, today - timedelta(days=1))
+    return AwayPeriod(period.id, period.user_id, period.first, today - timedelta(days=1))
+
+
+def _welcome_back(ctx: Context) -> str:
+    plan = review_plan(ctx, ctx.user, ctx.user_zone)
+    reviews = f" Reviews: {plan_summary(plan)}." if plan.due else ""
+    return "Welcome back! Today counts for your streak again." + reviews
+
+
 def _back(ctx: Context, today: date) -> str:
     current = [p for p in ctx.uow[AWAY].periods(ctx.user, today) if p.first <= today]
     if not current:
         return "You are not away now, so there is nothing to end. " + (
             "See /away list for what is planned."
         )
-    period = current[0]
-    if period.first >= today:
-        ctx.uow[AWAY].delete(ctx.user, period.id)
-    else:
-        ctx.uow[AWAY].set_last(ctx.user, period.id, today - timedelta(days=1))
-    plan = review_plan(ctx, ctx.user, ctx.user_zone)
-    reviews = f" Reviews: {plan_summary(plan)}." if plan.due else ""
-    return "Welcome back! Today counts for your streak again." + reviews
+    _end_today(ctx, current[0], today)
+    return _welcome_back(ctx)
 
 
-def _cancel(ctx: Context, words: Sequence[str]) -> str:
+def _cancel(ctx: Context, words: Sequence[str], today: date) -> str:
     period_id = whole_number(words[0].lstrip("#")) if len(words) == 1 else None
     if period_id is None:
         raise UserError("Usage: /away cancel ID (the number /away list shows).")
-    if period_id >= 2**31 or not ctx.uow[AWAY].delete(ctx.user, period_id):
+    mine = ctx.uow[AWAY].periods(ctx.user, date.min) if period_id < 2**31 else []
+    period = next((p for p in mine if p.id == period_id), None)
+    if period is None:
         raise UserError(f"You have no time away #{period_id}. See /away list.")
-    return f"Time away #{period_id} is cancelled."
+    if period.last < today:
+        raise UserError(
+            f"Time away #{period_id} ({describe(period)}) is over: a day that has passed "
+            "cannot be taken back."
+        )
+    kept = _end_today(ctx, period, today)
+    if kept is None:
+        return f"Time away #{period_id} is cancelled."
+    return (
+        f"Time away #{period_id} had begun, so it ends today, as with /away off: its days "
+        f"so far ({describe(kept)}) stay paused, since a day that has passed cannot be "
+        f"taken back. {_welcome_back(ctx)}"
+    )
 
 
 def _add(ctx: Context, args: str, today: date) -> str:

@@ -12,9 +12,16 @@ it is idempotent per day (a second answer the same day changes nothing but the c
 of answers), and never commits.
 
 Rules
-- Due days follow the schedule. A local date (the user's current zone) is due when one of
-  *their* channels, the channels whose daily question they have ever answered, posted a
-  daily question during it or is scheduled to later that day; a user who never answered a
+- Due days follow the schedule. Each daily question of one of *their* channels (the
+  channels whose daily question they have ever answered), posted or still to come, makes
+  one local date due in the user's current zone: the question's own date (the channel's
+  date for it), or the date on which it is posted where that is later (a zone east of the
+  channel's, where it arrives the next day). West of the channel's zone a question arrives
+  the evening before its date: its own date is due, not the evening it came, and answering
+  it that evening already does the day's work (the date is no longer due). So whoever
+  answers each question by the end of the date it is due on, the evening it arrives
+  included, never misses a day, and a Mon–Fri channel leaves every zone five due days a
+  week (:func:`due_on`). A user who never answered a
   daily (quizzes only) is due every day. Days the user is away (``/away``) are never due.
   A day that is not due neither breaks the streak nor spends a freeze; answering on it
   still lengthens the streak.
@@ -26,7 +33,8 @@ Rules
   days and runs to the later of today (the current zone) and the last counted day, so a
   day counted in a zone ahead of the current one is still shown; dates that a zone change
   eastwards jumped over (it was never that date for the user's answers) are recorded as
-  skipped and shown ``-``, never as missed. The answered days since the streak began are
+  skipped and shown ``-``, never as missed, from the zone change on (before the next
+  answer too). The answered days since the streak began are
   exactly its count.
 - The calendar starts on the user's first day: the days before their first answer are
   blank, never missed.
@@ -71,8 +79,8 @@ MARK_OFF = "-"
 class DueDays:
     """Which local dates a user is expected to answer on (see the module doc).
 
-    ``scheduled`` holds the dates on which one of the user's channels had (or has later
-    today) a daily question, within the range asked for; None means every date (a user
+    ``scheduled`` holds the dates on which a daily question of one of the user's channels
+    is due (:func:`due_on`), within the range asked for; None means every date (a user
     with no channel of their own). ``away`` are inclusive (first, last) date ranges."""
 
     scheduled: frozenset[date] | None = None
@@ -122,6 +130,17 @@ class DayMark:
 
 
 @dataclass(frozen=True, slots=True)
+class ChannelPost:
+    """A daily question of one of a user's channels, as the due-day rule needs it: ``day``
+    is its own date (the channel's local date for it), ``at`` when it was or will be
+    posted, ``answered_at`` the user's first answer to it (None: none yet)."""
+
+    day: date
+    at: datetime
+    answered_at: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class NudgeTarget:
     """A user whose nudge time has come, with what the nudge job needs."""
 
@@ -155,12 +174,11 @@ class StreakRepository(Protocol):
         """The user's zone, else their workspace's."""
         ...
 
-    def scheduled_days(
-        self, user: User, first: date, last: date, zone_name: str
-    ) -> frozenset[date] | None:
-        """The local dates in ``zone_name`` from ``first`` to ``last`` on which a channel whose
-        daily question ``user`` has answered posted one, or is scheduled to post one (its
-        next post); None when the user never answered a daily question."""
+    def channel_posts(self, user: User, first: date, last: date) -> list[ChannelPost] | None:
+        """The daily questions dated ``first`` to ``last`` (their channel's own dates) of the
+        channels whose daily question ``user`` has answered: those posted, with the user's
+        first answer to each, and each unpaused channel's next post still to come; None
+        when the user never answered a daily question."""
         ...
 
     def set_nudges(self, user: User, enabled: bool) -> None: ...
@@ -247,17 +265,27 @@ def apply_activity(
     return new, new.last_day, True, earned, frozen
 
 
-def jumped_dates(before: StreakState, after: StreakState, when: datetime) -> list[date]:
-    """The local dates a zone change eastwards jumped over on the way from ``before``'s last
-    counted day to the one ``after`` counted at ``when``: it was never that date where the
-    user answered (in their earlier zone it was still the day before). Shown as skipped."""
-    if before.last_day is None or before.current == 0 or after.current != before.current + 1:
+def jumped_dates(state: StreakState, when: datetime, zone_name: str) -> list[date]:
+    """The local dates a zone change eastwards jumps over between ``state``'s last counted
+    day and ``when``'s date in ``zone_name``: in the zone of the last activity it is still
+    an earlier date, so they are never missed (see :func:`days_since_last`). Shown as
+    skipped, before an answer in the new zone as after it."""
+    if state.last_day is None or state.current == 0:
         return []
-    if after.last_day is None:
-        return []
-    in_old_zone = local_day(when, before.last_zone or after.last_zone or "UTC")
-    first = max(before.last_day + timedelta(days=1), in_old_zone)
-    return [first + timedelta(days=i) for i in range((after.last_day - first).days)]
+    in_old_zone = local_day(when, state.last_zone or zone_name)
+    first = max(state.last_day + timedelta(days=1), in_old_zone)
+    return [first + timedelta(days=i) for i in range((local_day(when, zone_name) - first).days)]
+
+
+def due_on(post: ChannelPost, zone_name: str) -> date | None:
+    """The local date in ``zone_name`` on which a daily question is due: its own date, or the
+    date it is posted on where that is later (east of the channel's zone). None when the
+    user answered it before that date began (west of the channel's zone, where it arrives
+    the evening before): that answer counted already, and nothing is left due for it."""
+    day = max(post.day, local_day(post.at, zone_name))
+    if post.answered_at is not None and local_day(post.answered_at, zone_name) < day:
+        return None
+    return day
 
 
 def nudge_instant(day: date, zone_name: str) -> datetime:
@@ -277,10 +305,14 @@ def due_days(uow: UnitOfWork, user: User, first: date, last: date, zone_name: st
     """The user's due days from ``first`` to ``last`` (their channels' posts, time away)."""
     from bot.core.away import AWAY
 
-    return DueDays(
-        uow[STREAKS].scheduled_days(user, first, last, zone_name),
-        tuple(uow[AWAY].ranges(user, first, last)),
-    )
+    # A question's own date is at most two dates before the local date it is posted on
+    # (zones are less than 48 hours apart), and never after the date it is due on.
+    posts = uow[STREAKS].channel_posts(user, first - timedelta(days=2), last)
+    scheduled = None
+    if posts is not None:
+        days = (due_on(post, zone_name) for post in posts)
+        scheduled = frozenset(d for d in days if d is not None and first <= d <= last)
+    return DueDays(scheduled, tuple(uow[AWAY].ranges(user, first, last)))
 
 
 def _settle_due(
@@ -309,7 +341,8 @@ def record_activity(uow: UnitOfWork, user: User, when: datetime) -> StreakUpdate
     new, day, counted, earned, frozen = apply_activity(state, when, zone_name, due)
     for frozen_day in frozen:
         uow[STREAKS].add_day(user, frozen_day, answers=0, frozen=True)
-    for skipped in jumped_dates(state, new, when):
+    continued = new.current == state.current + 1  # counted, and not a new streak
+    for skipped in jumped_dates(state, when, zone_name) if continued else []:
         uow[STREAKS].add_day(user, skipped, answers=0)
     uow[STREAKS].add_day(user, day)
     assert new.last_day is not None
@@ -342,8 +375,8 @@ def calendar_lines(
 ) -> list[str]:
     """The last four weeks, Monday first, one row a week: ■ answered, ❄ frozen, · missed,
     - nothing due (off the schedule, away, or jumped over by a zone change), ○ today (not
-    answered yet). Days before ``since`` (the user's first day) are blank: nothing was
-    missed before they started."""
+    answered yet), and a legend of every mark. Days before ``since`` (the user's first
+    day) are blank: nothing was missed before they started."""
     first = today - timedelta(days=today.weekday() + 7 * (CALENDAR_WEEKS - 1))
     lines = ["       Mo Tu We Th Fr Sa Su"]
     for week in range(CALENDAR_WEEKS):
@@ -369,7 +402,7 @@ def calendar_lines(
         lines.append(f"{monday.strftime('%b %d')} " + " ".join(c for c in cells).rstrip())
     lines.append(
         f"{MARK_ACTIVE} answered  {MARK_FROZEN} freeze  {MARK_MISSED} missed  "
-        f"{MARK_OFF} nothing due"
+        f"{MARK_OFF} nothing due  {MARK_TODAY} today, not answered yet"
     )
     return lines
 
@@ -443,6 +476,8 @@ def streak_view(
     today = calendar_today(state, now, zone_name)
     first = today - timedelta(days=today.weekday() + 7 * (CALENDAR_WEEKS - 1))
     marks = uow[STREAKS].days(user, first, today)
+    for skipped in jumped_dates(state, now, zone_name):  # not answered across them yet
+        marks.setdefault(skipped, DayMark(0, False))
     due = due_days(uow, user, first, today, zone_name)
     since = uow[STREAKS].first_day(user) or today
     away = note(uow, user, today) if note else ""
@@ -455,7 +490,7 @@ def nudge_card(state: StreakState, has_daily: bool = True) -> Card:
     cover = (
         " A freeze would cover today if you miss it."
         if state.freezes
-        else " You have no freeze left to cover today."
+        else f" No freeze would cover today (one comes with every {FREEZE_EVERY} days in a row)."
     )
     how = (
         "Type /daily for today's question or /quiz for a quick round."

@@ -48,7 +48,7 @@ from bot.core.errors import ConfigError
 from bot.core.goal import Goal
 from bot.core.messages import Outgoing, to_payload
 from bot.core.model import Channel, DailyPrompt, User, Workspace
-from bot.core.streaks import DayMark, NudgeTarget, StreakState
+from bot.core.streaks import ChannelPost, DayMark, NudgeTarget, StreakState
 from bot.core.timezones import zone
 from bot.db.models import (
     ActivityDayRow,
@@ -603,9 +603,7 @@ class SqlStreaks(_Repo):
             )
         return self._zones[user.workspace_id]
 
-    def scheduled_days(
-        self, user: User, first: date, last: date, zone_name: str
-    ) -> frozenset[date] | None:
+    def channel_posts(self, user: User, first: date, last: date) -> list[ChannelPost] | None:
         channels = (
             select(DailyPromptRow.channel_id)
             .join(AttemptRow, AttemptRow.daily_prompt_id == DailyPromptRow.id)
@@ -615,31 +613,51 @@ class SqlStreaks(_Repo):
         ids = list(self.session.scalars(channels))
         if not ids:
             return None
-        tz = zone(zone_name)
-        start = datetime.combine(first, time(0), tzinfo=tz).astimezone(UTC)
-        end = datetime.combine(last + timedelta(days=1), time(0), tzinfo=tz).astimezone(UTC)
-        posted = self.session.scalars(
-            select(DailyPromptRow.posted_at).where(
+        first_answer = (  # the user's first answer to each post (by the daily_prompt_id index)
+            select(func.min(AttemptRow.answered_at))
+            .where(
+                AttemptRow.daily_prompt_id == DailyPromptRow.id,
+                AttemptRow.user_id == user.id,
+            )
+            .correlate(DailyPromptRow)
+            .scalar_subquery()
+        )
+        posted = self.session.execute(
+            select(
+                DailyPromptRow.channel_id,
+                DailyPromptRow.local_date,
+                DailyPromptRow.posted_at,
+                first_answer,
+            ).where(
                 DailyPromptRow.workspace_id == user.workspace_id,
                 DailyPromptRow.channel_id.in_(ids),
-                DailyPromptRow.posted_at >= start,
-                DailyPromptRow.posted_at < end,
+                DailyPromptRow.local_date >= first,
+                DailyPromptRow.local_date <= last,
             )
-        )
-        coming = self.session.scalars(
-            select(ChannelScheduleRow.next_post_at).where(
+        ).all()
+        coming = self.session.execute(
+            select(
+                ChannelScheduleRow.channel_id,
+                ChannelScheduleRow.next_post_at,
+                ChannelScheduleRow.timezone,
+            ).where(
                 ChannelScheduleRow.workspace_id == user.workspace_id,
                 ChannelScheduleRow.channel_id.in_(ids),
                 ChannelScheduleRow.paused.is_(False),
                 # a post still to come: one overdue and never made (the bot was down past
                 # the grace) leaves its day free
-                ChannelScheduleRow.next_post_at >= max(start, self.clock.now()),
-                ChannelScheduleRow.next_post_at < end,
+                ChannelScheduleRow.next_post_at >= self.clock.now(),
             )
-        )
-        return frozenset(
-            instant.astimezone(tz).date() for instant in [*posted, *coming] if instant is not None
-        )
+        ).all()
+        posts = [ChannelPost(day, at, answered_at) for _, day, at, answered_at in posted]
+        made = {(channel_id, day) for channel_id, day, _, _ in posted}
+        for channel_id, at, zone_name in coming:
+            if at is None:
+                continue
+            day = at.astimezone(zone(zone_name)).date()
+            if first <= day <= last and (channel_id, day) not in made:
+                posts.append(ChannelPost(day, at))
+        return posts
 
     def set_nudges(self, user: User, enabled: bool) -> None:
         self.session.execute(

@@ -12,7 +12,7 @@ its next slot, a late reveal marks the prompt revealed without a message.
 from __future__ import annotations
 
 import logging
-from datetime import date, datetime, timedelta
+from datetime import date, datetime, timedelta, tzinfo
 
 from bot.core.content import Question
 from bot.core.context import Context, Services
@@ -33,6 +33,7 @@ from bot.core.errors import UserError
 from bot.core.messages import Button, ButtonStyle, Card, Delivery, Outgoing, say, until
 from bot.core.model import Channel, DailyPrompt
 from bot.core.ports import UnitOfWork
+from bot.core.streaks import ChannelPost, due_on, local_day
 
 log = logging.getLogger(__name__)
 
@@ -155,7 +156,8 @@ def reveal_message(
 def post_daily_prompt(
     ctx: Context, question: Question, day: date, now: datetime
 ) -> DailyPrompt | None:
-    """Create the channel's prompt for ``day`` and queue its post; None if it exists already."""
+    """Create the channel's prompt for ``day`` and queue its post; None if it exists already.
+    The schedule's next post moves past ``day``, which has its question now."""
     schedule = ensure_schedule(ctx)
     created = ctx.uow[DAILY].add_prompts(
         [NewPrompt(ctx.channel, question.id, day, now, schedule.reveal_at(now, day))]
@@ -167,18 +169,27 @@ def post_daily_prompt(
         [(ctx.workspace.id, ctx.workspace.platform, post_message(ctx.channel, question, prompt))],
         now,
     )
+    following = schedule.next_post_at
+    if following is not None and schedule.local_date_of(following) <= day:
+        ctx.uow[SCHEDULES].set_next([(ctx.channel.id, schedule.next_slot_after_date(day))])
     return prompt
 
 
-def _next_post(schedule: Schedule, now: datetime) -> str:
+def _next_post(schedule: Schedule, now: datetime, user_zone: tzinfo) -> str:
+    """When the channel's next question comes, in its schedule's zone and, where the clock
+    reads otherwise, the asking user's."""
     following = schedule.next_slot_after(now)
     if following is None:
         return "No post is scheduled."
     local = following.astimezone(schedule.tz)
-    return f"The next one comes {local.strftime('%a %d %b %H:%M')} ({schedule.timezone})."
+    when = f"{local.strftime('%a %d %b %H:%M')} ({schedule.timezone}"
+    theirs = following.astimezone(user_zone)
+    if theirs.replace(tzinfo=None) != local.replace(tzinfo=None):
+        when += f"; {theirs.strftime('%a %d %b %H:%M')} your time"
+    return f"The next one comes {when})."
 
 
-def closed_today(schedule: Schedule, today: date, now: datetime) -> str:
+def closed_today(schedule: Schedule, today: date, now: datetime, user_zone: tzinfo) -> str:
     """Why the channel has no daily question on ``today`` (paused, a skipped date, a day
     off the schedule) and when the next one comes; "" when it has one."""
     if schedule.paused:
@@ -186,23 +197,42 @@ def closed_today(schedule: Schedule, today: date, now: datetime) -> str:
             "The daily question is paused in this channel. "
             "An admin can start it again with /studybot schedule resume."
         )
+    coming = _next_post(schedule, now, user_zone)
     if today in schedule.skip_dates:
-        return f"Today is skipped in this channel's schedule. {_next_post(schedule, now)}"
+        return f"Today is skipped in this channel's schedule. {coming}"
     if today.weekday() not in schedule.weekdays:
         return (
             f"This channel has no daily question on {today.strftime('%A')}s (it posts on "
-            f"{describe_days(schedule.weekdays)}). {_next_post(schedule, now)}"
+            f"{describe_days(schedule.weekdays)}). {coming}"
         )
     return ""
 
 
+def _yours_today(ctx: Context) -> DailyPrompt | None:
+    """The channel's latest question when it is the one due today in the asker's zone
+    (``streaks.due_on``): west of the channel's zone, once the channel's date has turned,
+    the asker's question of the day is still the channel's question of yesterday."""
+    latest = ctx.uow[DAILY].latest(ctx.channel, ctx.now)
+    if latest is None:
+        return None
+    zone_name = ctx.user.timezone or ctx.workspace.timezone
+    due = due_on(ChannelPost(latest.local_date, latest.posted_at), zone_name)
+    return latest if due == local_day(ctx.now, zone_name) else None
+
+
 def show_daily(ctx: Context) -> list[Outgoing]:
-    """Post today's question in the channel if it is not posted yet, else show it again.
-    On a day the schedule has no question (paused, skipped, off its weekdays) it posts
-    nothing and says why, and when the next one comes."""
-    schedule = ensure_schedule(ctx)
+    """Show today's question in the channel; post it if its time has come and it is not
+    posted yet (the post job has not run, or the bot was down). Before the channel's post
+    time, and on a day the schedule has no question (paused, skipped, off its weekdays),
+    it shows the question that is due today in the asker's zone if there is one, else posts
+    nothing and says why, and when the next one comes. A channel with no schedule
+    yet has no post time: its first /daily posts today's question at once and starts the
+    default schedule with the next day's."""
+    schedule = ctx.uow[SCHEDULES].get(ctx.channel)
+    started = schedule is not None
+    schedule = schedule or ensure_schedule(ctx)
     today = schedule.local_date_of(ctx.now)
-    prompt = ctx.uow[DAILY].for_date(ctx.channel, today)
+    prompt = ctx.uow[DAILY].for_date(ctx.channel, today) or _yours_today(ctx)
     if prompt is not None:
         question = ctx.bank.get(prompt.question_id)
         if question is None:
@@ -215,7 +245,11 @@ def show_daily(ctx: Context) -> list[Outgoing]:
                 channel=ctx.channel.external_id,
             )
         ]
-    closed = closed_today(schedule, today, ctx.now)
+    closed = closed_today(schedule, today, ctx.now, ctx.user_zone)
+    if not closed and started and ctx.now < schedule.slot_on(today):
+        closed = (
+            f"Today's question is not posted yet. {_next_post(schedule, ctx.now, ctx.user_zone)}"
+        )
     if closed:
         return [say(ctx.user.external_id, closed, channel=ctx.channel.external_id)]
     history = ctx.uow[DAILY].history([ctx.channel.id]).get(ctx.channel.id, [])

@@ -93,7 +93,8 @@ def studybot_command(ctx: Context, args: str) -> list[Outgoing]:
                 ctx,
                 [
                     "This channel has no schedule yet: the first /daily starts the default "
-                    "(09:00 on weekdays, every topic).",
+                    "(09:00 on weekdays, every topic) and, on a weekday, posts today's "
+                    "question at once.",
                     describe_live(ctx.channel),
                     STUDYBOT_USAGE,
                 ],
