@@ -53,6 +53,7 @@ def _parser(zone_name: str, base: datetime) -> DateDataParser:
         "RETURN_AS_TIMEZONE_AWARE": True,
         "RETURN_TIME_AS_PERIOD": True,
         "PREFER_DAY_OF_MONTH": "first",
+        "DATE_ORDER": "DMY",  # as bot.core.dates reads numeric dates
     }
     return DateDataParser(languages=["en"], settings=settings)
 
@@ -96,12 +97,12 @@ def parse_when(text: str, zone_name: str, now: datetime) -> datetime:
             f"A mock happens once, so {words!r} can't be its time. Give one day and time, "
             f"for example {_EXAMPLES}."
         )
-    try:
-        pinned = pin_dates(words)  # dates are read as every command reads them
-    except NotADate as error:
-        raise UserError(f"{error} Try {_EXAMPLES}.") from error
     tz = zone(zone_name)
     base = now.astimezone(tz).replace(tzinfo=None, microsecond=0)
+    try:
+        pinned = pin_dates(words, base.date())  # dates are read as every command reads them
+    except NotADate as error:
+        raise UserError(f"{error} Try {_EXAMPLES}.") from error
     data = _parser(zone_name, base).get_date_data(normalise_when(pinned))
     if data.date_obj is None:
         raise UserError(f"I can't read {words!r} as a time. Try {_EXAMPLES}.")
