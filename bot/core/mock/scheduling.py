@@ -265,6 +265,12 @@ def reschedule(ctx: Context, args: str) -> list[Outgoing]:
     if mock.status not in (*UPCOMING, MISSED):
         raise UserError(f"Mock #{mock.id} is {STATUS_WORDS[mock.status]}: it can't be moved.")
     starts = parse_when(when, zone_of(ctx.user, ctx.workspace), ctx.now)
+    if starts == mock.starts_at and mock.status in UPCOMING:
+        # nothing moves, so nobody is asked to accept again
+        raise UserError(
+            f"Mock #{mock.id} is already at {show(starts, zone_of(ctx.user, ctx.workspace))}: "
+            "nothing changes."
+        )
     _check_free(ctx, mock.participants(), starts, starts + mock.duration, mock.id)
     is_candidate = ctx.user.id == mock.candidate_id
     other_id = mock.interviewer_id if is_candidate else mock.candidate_id
