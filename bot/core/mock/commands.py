@@ -36,7 +36,13 @@ from bot.core.mock.preferences import available, remind
 from bot.core.mock.rounds import pairing_command
 from bot.core.mock.running import answer_round, record_vote
 from bot.core.mock.scheduling import accept, cancel, decline, list_mocks, reschedule, schedule
-from bot.core.mock.scorecard import mean_coverage, recommendation, scorecard_card, verdicts
+from bot.core.mock.scorecard import (
+    mean_coverage,
+    recommendation,
+    scorecard_card,
+    unanswered,
+    verdicts,
+)
 from bot.core.mock.times import (
     show,
 )
@@ -107,7 +113,10 @@ def history(ctx: Context, args: str) -> list[Outgoing]:
             rounds = ctx.uow[MOCKS].rounds(mock)
             votes = [v.vote for v in verdicts(rounds, ctx.bank)]
             line += (
-                f"{round(mean_coverage(rounds) * 100)}% rubric coverage · {recommendation(votes)}"
+                "no answers"
+                if unanswered(rounds)
+                else f"{round(mean_coverage(rounds) * 100)}% rubric coverage · "
+                f"{recommendation(votes)}"
             )
         else:
             line += STATUS_WORDS[mock.status]
