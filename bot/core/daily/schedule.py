@@ -263,10 +263,10 @@ def parse_mix(text: str) -> dict[int, int]:
 
 def parse_reveal(text: str) -> timedelta:
     seconds = parse_duration(text.strip()) if text.strip() else None
-    if seconds is None or seconds <= 0:
+    if seconds is None:
         raise UserError(f"{text!r} is not a duration. Try reveal=8h or reveal=90m.")
     delay = timedelta(seconds=seconds)
-    if delay < MIN_REVEAL or delay > timedelta(days=6):
+    if delay < MIN_REVEAL or delay > timedelta(days=6):  # 0h is a duration, just too short
         raise UserError("The reveal delay must be between 5 minutes and 6 days.")
     return delay
 
