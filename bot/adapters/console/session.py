@@ -15,6 +15,7 @@ from bot.bootstrap import App
 from bot.core.clock import SimulatedClock
 from bot.core.events import Event, EventKind
 from bot.core.messages import Outgoing, say
+from bot.core.model import USERS, WORKSPACES
 from bot.core.timezones import zone
 
 log = logging.getLogger(__name__)
@@ -109,8 +110,21 @@ class ConsoleSession:
         self._reply(text)
 
     async def start(self) -> None:
-        """Deliver anything that fell due while the console was closed."""
+        """Open the session: apply ``--tz`` to a user who has another zone already, then
+        deliver anything that fell due while the console was closed."""
+        stored = self._stored_zone()
+        if self.tz and stored and stored != self.tz:
+            # --tz is explicit: it sets the acting user's zone, as /tz does, and says so
+            await self._handle_event(self._event(EventKind.COMMAND, command="tz", args=self.tz))
         await self.app.runner.run_due_and_deliver()
+
+    def _stored_zone(self) -> str | None:
+        """The acting user's own time zone as stored; None for a user not seen yet."""
+        with self.app.uow() as uow:
+            workspace = uow[WORKSPACES].ensure(PLATFORM, WORKSPACE)
+            found = [u for u in uow[USERS].find(workspace, self.user) if u.external_id == self.user]
+            uow.commit()
+        return found[0].timezone if found else None
 
     async def settle(self) -> None:
         """Wait until the messages queued so far have been printed (piped input, whose
@@ -149,28 +163,28 @@ class ConsoleSession:
             if name == "advance":
                 await self._advance(args.strip())
                 return
-            event = Event(
-                EventKind.COMMAND,
-                PLATFORM,
-                WORKSPACE,
-                self.channel,
-                self.user,
-                user_name=self.user,
-                command=name,
-                args=args.strip(),
-                user_tz=self.tz,
-            )
+            event = self._event(EventKind.COMMAND, command=name, args=args.strip())
         else:
-            event = Event(
-                EventKind.MESSAGE,
-                PLATFORM,
-                WORKSPACE,
-                self.channel,
-                self.user,
-                user_name=self.user,
-                text=line,
-                user_tz=self.tz,
-            )
+            event = self._event(EventKind.MESSAGE, text=line)
+        await self._handle_event(event)
+
+    def _event(
+        self, kind: EventKind, *, command: str = "", args: str = "", text: str = ""
+    ) -> Event:
+        return Event(
+            kind,
+            PLATFORM,
+            WORKSPACE,
+            self.channel,
+            self.user,
+            user_name=self.user,
+            command=command,
+            args=args,
+            text=text,
+            user_tz=self.tz,
+        )
+
+    async def _handle_event(self, event: Event) -> None:
         self.notifier.hold()
         try:
             for message in await self.app.handle(event):
@@ -210,7 +224,8 @@ class ConsoleSession:
         now = clock.now()
         # Seconds only when there are some: "/advance 15s" twice must not print one time twice.
         spec, wall = ("seconds", "%H:%M:%S") if now.second else ("minutes", "%H:%M")
+        shown_in = self._stored_zone() or self.tz  # the acting user's clock, as they set it
         local = (
-            f" ({now.astimezone(zone(self.tz)):%a %d %b {wall}} in {self.tz})" if self.tz else ""
+            f" ({now.astimezone(zone(shown_in)):%a %d %b {wall}} in {shown_in})" if shown_in else ""
         )
         self._reply(f"The clock is now {now.isoformat(timespec=spec)}{local}.")
