@@ -1,11 +1,15 @@
 """What the console says as it starts and as its clock moves: ``--tz`` for a user the bot
-knows already, and the time ``/advance`` shows."""
+knows already, the time ``/advance`` shows, and a ``--clock`` far from the database's last
+activity."""
 
 from __future__ import annotations
+
+from datetime import timedelta
 
 from sqlalchemy import select
 
 from bot.bootstrap import App
+from bot.core.clock import SimulatedClock
 from bot.db.models import UserRow
 from tests.support import Transcript
 
@@ -42,3 +46,34 @@ def test_advance_shows_the_time_on_the_acting_users_clock(app: App) -> None:
     assert chat.say("/advance 30m") == (
         "The clock is now 2026-12-01T10:00+00:00 (Tue 01 Dec 19:00 in Asia/Tokyo)."
     )
+
+
+def test_a_clock_that_starts_long_after_the_last_activity_says_due_work_is_skipped(
+    app: App, clock: SimulatedClock
+) -> None:
+    Transcript(app, tz="Europe/Berlin").send("/daily")  # a weekday schedule: posts due daily
+    assert opened(app) == []  # at once: nothing to say
+    clock.advance(timedelta(days=2, hours=3))
+    (note,) = opened(app)
+    assert note.startswith(
+        "Note: the clock starts 51 hours after this database's last activity "
+        "(2026-12-01T09:00+00:00). As after any downtime longer than 1 hour, what fell due "
+        "longer ago than that (daily posts, reminders, nudges) is skipped, not sent late."
+    )
+
+
+def test_a_clock_that_starts_before_the_last_activity_is_flagged(
+    app: App, clock: SimulatedClock
+) -> None:
+    Transcript(app, tz="Europe/Berlin").send("/daily")
+    clock.set(clock.now() - timedelta(days=10))
+    (note,) = opened(app)
+    assert note.startswith(
+        "Note: --clock 2026-11-21T09:00+00:00 is before this database's last activity "
+        "(2026-12-01T09:00+00:00), so time goes backwards here"
+    )
+
+
+def test_a_new_database_says_nothing_about_its_clock(app: App, clock: SimulatedClock) -> None:
+    clock.advance(timedelta(days=30))
+    assert opened(app) == []
