@@ -353,8 +353,21 @@ def time_out(
     """The live round's next clock-driven step: the gap after a question ended (post the
     next one), or the countdown of the question ran out (reveal, then the gap before the
     next question, or the end)."""
-    if session.data.get("waiting"):
-        return _ask_next(uow, services, workspace, channel, session, now)
+    if session.data.get("waiting"):  # the gap is over: post the question, start its countdown
+        seconds = int(session.data.get("seconds", LIVE_SECONDS))
+        asked = uow[QUIZZES].move(
+            session,
+            position=session.position,
+            asked_at=now,
+            due_at=now + timedelta(seconds=seconds),
+            data={**session.data, "waiting": False},
+            status=OPEN,
+            now=now,
+        )
+        if asked is None:
+            return 0
+        _post_live_question(uow, services, workspace, channel, asked, now)
+        return 1
     question = displayed(services.bank.get(session.current or ""), quiz_seed(session.id))
     answered = bool(uow[QUIZZES].answers(session, session.current)) if session.current else False
     misses = 0 if answered else int(session.data.get("misses", 0)) + 1
@@ -399,31 +412,6 @@ def _close_question(
         status=DONE if finished else OPEN,
         now=now,
     )
-
-
-def _ask_next(
-    uow: UnitOfWork,
-    services: Services,
-    workspace: Workspace,
-    channel: Channel,
-    session: QuizSession,
-    now: datetime,
-) -> int:
-    """The gap is over: post the question and start its countdown."""
-    seconds = int(session.data.get("seconds", LIVE_SECONDS))
-    moved = uow[QUIZZES].move(
-        session,
-        position=session.position,
-        asked_at=now,
-        due_at=now + timedelta(seconds=seconds),
-        data={**session.data, "waiting": False},
-        status=OPEN,
-        now=now,
-    )
-    if moved is None:
-        return 0
-    _post_live_question(uow, services, workspace, channel, moved, now)
-    return 1
 
 
 @dataclass
