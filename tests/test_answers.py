@@ -145,7 +145,8 @@ def test_a_mock_answer_is_streak_activity_and_a_review_and_earns_nothing(mock_ap
     alice = chat(mock_app)
     alice.send("/mock schedule in 2 hours")
     alice.send("/advance 2h")
-    assert "1-day streak" in alice.say(GOOD)
+    alice.send(GOOD)
+    assert "1-day streak" in alice.say("done")
     assert count(mock_app, AttemptRow) == 1
     assert count(mock_app, ActivityDayRow) == 1 and count(mock_app, ReviewCardRow) == 1
     assert board(mock_app) == {}
@@ -194,6 +195,8 @@ def test_no_answer_to_a_mock_round_records_nothing_and_the_round_stays_open(
     alice.send("/mock schedule in 2 hours")
     alice.send("/advance 2h")
     before = row_counts(mock_app)
-    assert alice.say(NOT_AN_ANSWER) == HINT
+    alice.send(NOT_AN_ANSWER)  # part of the round's answer, graded when it is done
+    assert alice.say("done") == HINT
     assert row_counts(mock_app) == before
-    assert "Round 1 answer recorded" in alice.say(GOOD)
+    alice.send(GOOD)
+    assert "Round 1 answer recorded" in alice.say("done")

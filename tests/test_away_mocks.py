@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
+
 from bot.bootstrap import App
 from bot.core.bank import QuestionBank
 from bot.core.clock import SimulatedClock
 from bot.core.messages import Outgoing
-from tests.support import Transcript
-from tests.test_mock import dms, mapp, mchat, mclock, mock_bank, reminders
+from tests.support import Transcript, row_counts
+from tests.test_mock import GOOD, dms, mapp, mchat, mclock, mock_bank, mocks, reminders
 from tests.test_mock_downtime import FRIDAY_15, scheduled_with_bob
 
 __all__ = ["mapp", "mchat", "mclock", "mock_bank"]  # fixtures shared with test_mock
@@ -73,3 +75,60 @@ def test_time_away_without_a_mock_in_it_says_nothing_about_mocks(
     scheduled_with_bob(mchat)
     reply = mchat.say("/away 2026-12-07 2026-12-09")
     assert "Time away #1" in reply and "Mock" not in reply
+
+
+# -- booking a mock on a day away -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("line", "says"),
+    [
+        ("/mock schedule 2026-12-03 15:00", "You are away on Thu 03 Dec 2026 (/away list)"),
+        ("/mock schedule thu 15:00 with @bob", "You are away on Thu 03 Dec 2026"),
+        ("/mock schedule 2026-12-08 15:00 with @bob", "bob is away on Tue 08 Dec 2026"),
+        ("/mock reschedule 1 2026-12-03 16:00", "You are away on Thu 03 Dec 2026"),
+    ],
+)
+def test_a_mock_on_a_day_away_is_flagged_first_and_nothing_is_booked(
+    mchat: Transcript, mapp: App, line: str, says: str
+) -> None:
+    mchat.send("/mock schedule 2026-12-02 15:00")  # mock #1, before anyone is away
+    mchat.say("/away 2026-12-03")
+    mchat.send("/as bob")
+    mchat.say("/away 2026-12-08")
+    mchat.send("/as alice")
+    before = row_counts(mapp), [(m.id, m.starts_at) for m in mocks(mapp)]
+    reply = mchat.say(line)
+    assert says in reply
+    assert reply.endswith(f"{line} anyway")  # the way to book it all the same
+    assert (row_counts(mapp), [(m.id, m.starts_at) for m in mocks(mapp)]) == before
+
+
+def test_anyway_books_a_mock_on_a_day_away(mchat: Transcript, mapp: App) -> None:
+    mchat.say("/away 2026-12-03")
+    assert "is scheduled" in mchat.say("/mock schedule 2026-12-03 15:00 anyway")
+    assert [m.starts_at.isoformat() for m in mocks(mapp)] == ["2026-12-03T14:00:00+00:00"]
+    assert "is scheduled" in mchat.say("/mock schedule 2026-12-04 15:00")  # not away: no flag
+
+
+def test_a_mock_nobody_answered_says_so_instead_of_a_no_hire(mchat: Transcript, mapp: App) -> None:
+    mchat.say("/away 2026-12-03")
+    mchat.send("/mock schedule 2026-12-03 15:00 anyway")
+    mchat.send("/advance 3d")  # it runs on Thursday with nobody there
+    (card,) = [m for m in dms(mchat.messages, "alice") if "mock #1" in m.card.title.lower()]
+    assert card.card.title == "Mock #1 · loop · no answers"
+    assert "none of the 5 rounds got an answer, so there is nothing to score" in card.text
+    assert "hire" not in card.text.lower() and "strong no" not in card.text.lower()
+    history = mchat.say("/mock history")
+    assert "#1 · Thu 03 Dec 2026 15:00 CET · loop · solo · no answers" in history
+    assert "hire" not in history.lower()
+    assert "no answers" in mchat.say("/mock history 1")
+
+
+def test_one_answered_round_is_scored_as_before(mchat: Transcript, mapp: App) -> None:
+    mchat.send("/mock schedule in 2 hours technical")
+    mchat.send("/advance 2h")
+    mchat.say(GOOD)
+    mchat.send("/advance 1h")  # the other two rounds pass unanswered
+    (card,) = [m for m in dms(mchat.messages, "alice") if m.card.title.startswith("Scorecard")]
+    assert "Recommendation: No hire" in card.text  # two strong noes: a real signal

@@ -72,6 +72,23 @@ def test_pause_resume_and_skip(chat: Transcript, app: App) -> None:
     ]
 
 
+def test_pausing_a_paused_schedule_or_resuming_a_running_one_says_so_and_changes_nothing(
+    chat: Transcript, app: App
+) -> None:
+    chat.send("/daily")
+    before = row_counts(app), schedule_row(app).paused, schedule_row(app).next_post_at
+    assert chat.say("/studybot schedule resume").startswith(
+        "Not paused, so there is nothing to resume."
+    )
+    assert (row_counts(app), schedule_row(app).paused, schedule_row(app).next_post_at) == before
+    chat.send("/studybot schedule pause")
+    paused = row_counts(app), schedule_row(app).paused, schedule_row(app).next_post_at
+    assert chat.say("/studybot schedule pause") == (
+        "Already paused: /studybot schedule resume starts it again."
+    )
+    assert (row_counts(app), schedule_row(app).paused, schedule_row(app).next_post_at) == paused
+
+
 def test_skip_reads_dates_in_words(chat: Transcript, app: App) -> None:
     assert "No daily question on Fri 04 Dec 2026" in chat.say("/studybot schedule skip friday")
 
@@ -104,6 +121,7 @@ BAD_SETTINGS = [
     ("/studybot schedule mix=1:0", "at least one weight"),
     ("/studybot schedule reveal=banana", "not a duration"),
     ("/studybot schedule reveal=1m", "between 5 minutes and 6 days"),
+    ("/studybot schedule reveal=0h", "between 5 minutes and 6 days"),  # a duration, too short
     ("/studybot schedule colour=blue", "don't know the setting"),
     ("/studybot schedule skip 2020-01-01", "in the past"),
     ("/studybot schedule skip gibberish-day", "not a date"),

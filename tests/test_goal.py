@@ -84,7 +84,7 @@ def test_goal_is_set_shown_and_ended(mchat: Transcript, mapp: App) -> None:
         ("/goal yesterday", "has passed"),
         ("/goal 2026-11-30 loop", "Mon 30 Nov 2026 has passed"),
         ("/goal banana", "could not read 'banana' as a date"),
-        ("/goal 2027-02-30", "could not read '2027-02-30'"),
+        ("/goal 2027-02-30", "'2027-02-30' is not a date: February 2027 has no day 30"),
         ("/goal 2027-02-10 onsite", "'onsite' is not an interview format"),
         ("/goal 2030-01-01", "at most two years ahead"),
     ],

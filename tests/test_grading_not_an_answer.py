@@ -183,9 +183,11 @@ def test_no_answer_to_a_mock_round_keeps_the_round_open(mock_app: App) -> None:
     alice.send("/mock schedule in 2 hours")
     alice.send("/advance 2h")
     before = row_counts(mock_app)
-    assert "Answer in a few words" in alice.say("👍")
+    assert "Round 1: noted" in alice.say("👍")  # the round's answer is graded when done
+    assert "Answer in a few words" in alice.say("done")
     assert row_counts(mock_app) == before
-    assert "Round 1 answer recorded" in alice.say(GOOD)
+    alice.send(GOOD)
+    assert "Round 1 answer recorded" in alice.say("done")
 
 
 def test_the_hint_names_the_letters_the_question_has() -> None:

@@ -39,7 +39,7 @@ def test_a_round_whose_last_two_questions_nobody_answered_ends_without_blaming_a
 ) -> None:
     chat = chat_for(app)
     chat.send("/quiz live mig 2")
-    chat.send("/advance 30s")  # question 1: nobody
+    chat.send("/advance 35s")  # question 1: nobody; question 2 comes 5 s later
     replies = chat.send("/advance 30s")  # question 2, the last: nobody
     (end,) = [m for m in replies if m.card.title == END]
     assert "Two questions in a row went unanswered" not in end.text
@@ -50,7 +50,7 @@ def test_a_round_whose_last_two_questions_nobody_answered_ends_without_blaming_a
 def test_a_round_that_stops_early_still_says_why(app: App) -> None:
     chat = chat_for(app)
     chat.send("/quiz live mig 3")
-    chat.send("/advance 30s")
+    chat.send("/advance 35s")
     replies = chat.send("/advance 30s")
     (end,) = [m for m in replies if m.card.title == END]
     assert "Two questions in a row went unanswered, so the round ends here." in end.text
@@ -65,7 +65,7 @@ def test_an_admin_sets_the_channels_countdown_and_the_next_round_runs_by_it(app:
     assert "2 questions, 45 s each" in posts[0]
     assert "First correct answer scores · 45 s" in posts[1]
     assert "Time's up" not in "".join(channel_posts(chat.send("/advance 30s")))
-    after = channel_posts(chat.send("/advance 15s"))
+    after = channel_posts(chat.send("/advance 20s"))
     assert after[0].startswith("⏰ Time's up") and "question 2 of 2" in after[1]
     # other channels keep the default
     elsewhere = chat_for(app, "bob", channel="random")

@@ -121,6 +121,13 @@ def mchat(mapp: App) -> Transcript:
     return chat
 
 
+def answer(chat: Transcript, text: str) -> str:
+    """Answer the running mock round in one message, then say done: what the bot said to
+    the done (the round's grade)."""
+    chat.send(text)
+    return chat.say("done")
+
+
 def dms(messages: list[Outgoing], to: str | None = None) -> list[Outgoing]:
     return [m for m in messages if m.delivery is Delivery.DM and (to is None or m.to == to)]
 
@@ -320,6 +327,32 @@ def test_reschedule_moves_the_reminders_and_asks_the_peer_again(
     sent = dms(mchat.messages[start:])
     assert [m.to for m in sent] == ["alice"]  # bob must accept the new time first
     assert "Sat 05 Dec 2026 11:00 CET" in sent[0].text
+
+
+@pytest.mark.parametrize("when", ["tomorrow 3pm", "2026-12-02 15:00", "wed 15:00", "2/12 3pm"])
+def test_reschedule_to_the_time_it_has_changes_nothing_and_keeps_the_peers_acceptance(
+    mchat: Transcript, mapp: App, when: str
+) -> None:
+    mchat.send("/mock schedule tomorrow 3pm with @bob")
+    mchat.send("/as bob")
+    mchat.send("/mock accept 1")
+    mchat.send("/as alice")
+    before = (
+        row_counts(mapp),
+        [(r.status, r.sequence, r.interviewer_accepted_at) for r in mocks(mapp)],
+    )
+    replies = mchat.send(f"/mock reschedule 1 {when}")
+    assert [m.text for m in replies] == [
+        "Mock #1 is already at Wed 02 Dec 2026 15:00 CET: nothing changes."
+    ]
+    assert dms(replies) == []  # bob is not asked to accept again
+    after = (
+        row_counts(mapp),
+        [(r.status, r.sequence, r.interviewer_accepted_at) for r in mocks(mapp)],
+    )
+    assert after == before
+    listing = mchat.say("/mock list")
+    assert "with bob · scheduled" in listing and "not accepted yet" not in listing
 
 
 # -- racing a reminder -----------------------------------------------------------------------

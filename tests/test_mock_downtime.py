@@ -25,6 +25,7 @@ from bot.db.models import MockInterviewRow
 from tests.support import Transcript, row_counts
 from tests.test_mock import (
     GOOD,
+    answer,
     calendar_of,
     dms,
     make_app,
@@ -135,7 +136,7 @@ def running_technical(chat: Transcript, peer: bool = False) -> None:
         chat.send("/mock accept 1")
         chat.send("/as alice")
     chat.send("/advance 1h")
-    chat.say(GOOD)  # round 1 answered; round 2 is open
+    answer(chat, GOOD)  # round 1 answered; round 2 is open
 
 
 def test_a_mock_stopped_by_a_long_downtime_is_abandoned_with_a_scorecard_of_what_ran(

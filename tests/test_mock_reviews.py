@@ -27,7 +27,7 @@ from bot.core.mock.questions import pick_rounds
 from bot.core.model import User
 from bot.db.models import QuizSessionRow, ReviewCardRow, UserRow
 from tests.support import Transcript
-from tests.test_mock import GOOD, HALF, PACK, dms, mapp, mchat, mclock, mock_bank, mocks
+from tests.test_mock import GOOD, HALF, PACK, answer, dms, mapp, mchat, mclock, mock_bank, mocks
 from tests.test_mock_run import round_posts, rounds, scorecards
 
 __all__ = ["mapp", "mchat", "mclock", "mock_bank"]  # fixtures shared with tests.test_mock
@@ -80,9 +80,9 @@ def test_a_missed_rubric_point_in_a_mock_is_due_within_two_days_and_a_quiz_picks
     mchat.send("/advance 1h")
     for r in rounds(mapp):  # the three technical questions, in the mock's own order
         if r.question_id == "t-mps-open":
-            assert "covers 50%" in mchat.say(HALF)  # misses "Names latency"
+            assert "covers 50%" in answer(mchat, HALF)  # misses "Names latency"
         elif r.question_id == "t-mig-open":
-            assert "covers 100%" in mchat.say(GOOD)
+            assert "covers 100%" in answer(mchat, GOOD)
         else:
             mchat.send("/advance 9m")  # Kubernetes: the time box passes unanswered
     finished = now(mapp)
@@ -104,7 +104,7 @@ def test_a_mock_covering_every_point_adds_nothing_to_reviews(mchat: Transcript, 
     mchat.send("/mock schedule in 1 hour behavioral")
     mchat.send("/advance 1h")
     for _ in range(3):
-        mchat.say(GOOD)
+        answer(mchat, GOOD)
     (card,) = scorecards(mchat, "alice")
     assert "reviews, due by tomorrow" not in card.text
     assert all(due - now(mapp) < timedelta(minutes=30) for due, _ in cards(mapp).values())

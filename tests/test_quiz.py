@@ -326,6 +326,15 @@ def test_a_word_like_no_topic_gets_the_list_and_no_far_fetched_suggestion(
     assert row_counts(quiz_app) == before
 
 
+def test_an_unknown_topic_of_several_words_is_quoted_as_typed(
+    qchat: Transcript, quiz_app: App
+) -> None:
+    before = row_counts(quiz_app)
+    assert "There is no topic 'live live'." in qchat.say("/quiz live live live")
+    assert "There is no topic 'deep sea'." in qchat.say("/quiz deep sea 3")
+    assert row_counts(quiz_app) == before
+
+
 @pytest.mark.parametrize("n", ["0", "21", "-3", "1000000000000"])
 def test_a_number_of_questions_out_of_range_is_refused_and_writes_nothing(
     qchat: Transcript, quiz_app: App, n: str

@@ -88,10 +88,11 @@ def test_the_first_correct_answer_scores_with_a_speed_bonus(
     base = 10 * question.difficulty
     bonus = round(base * 0.5 * (1 - 10 / 30))
     assert f"Correct! +{base + bonus} points." in replies[0].text
-    won = [m for m in replies if m.delivery is Delivery.CHANNEL]
-    assert f"bob got it in 10 s: +{base + bonus} ({base} + {bonus} speed bonus)" in won[0].text
-    assert won[1].card.title == "Live quiz · question 2 of 2"
+    (won,) = [m for m in replies if m.delivery is Delivery.CHANNEL]
+    assert f"bob got it in 10 s: +{base + bonus} ({base} + {bonus} speed bonus)" in won.text
     assert points(quiz_app) == {"bob": base + bonus}
+    (second,) = [m for m in bob.send("/advance 5s") if m.delivery is Delivery.CHANNEL]
+    assert second.card.title == "Live quiz · question 2 of 2"  # a moment after the win
 
 
 def test_a_wrong_answer_uses_up_that_persons_one_answer(quiz_app: App) -> None:
@@ -114,7 +115,7 @@ def test_a_question_nobody_gets_times_out_and_the_next_one_is_posted(quiz_app: A
     first = live_question(quiz_app)
     bob = chat_for(quiz_app, "bob")  # the console prints channel posts to the newest session
     bob.send(f"/answer {wrong(first)}")
-    replies = bob.send("/advance 30s")
+    replies = bob.send("/advance 35s")  # the countdown, then a moment before the next one
     texts = [m.text for m in replies if m.delivery is Delivery.CHANNEL]
     assert texts[0].startswith("⏰ Time's up")
     assert "Live quiz · question 2 of 2" in texts[1]
@@ -126,7 +127,7 @@ def test_two_unanswered_questions_in_a_row_end_the_round_with_standings(
 ) -> None:
     chat = chat_for(quiz_app)
     chat.send("/quiz live mig 3")
-    chat.send("/advance 30s")
+    chat.send("/advance 35s")
     replies = chat.send("/advance 30s")
     end = [m for m in replies if m.card.title == "Live quiz · final standings"]
     assert len(end) == 1
@@ -143,6 +144,7 @@ def test_a_round_ends_after_n_questions_with_ties_sharing_a_rank(
     bob, carol = chat_for(quiz_app, "bob"), chat_for(quiz_app, "carol")
     first = live_question(quiz_app)
     bob.send(f"/answer {right(first)}")
+    bob.send("/advance 5s")
     second = live_question(quiz_app)
     replies = carol.send(f"/answer {right(second)}")
     end = next(m for m in replies if m.card.title == "Live quiz · final standings")
@@ -192,7 +194,7 @@ def test_a_live_round_survives_a_restart_and_its_countdown_goes_on(
     restarted = make_app(db_url, clock, tmp_path / "charts2")
     try:
         chat = Transcript(restarted)
-        replies = chat.send("/advance 30s")
+        replies = chat.send("/advance 35s")
         assert any(m.text.startswith("⏰ Time's up") for m in replies)
         question = live_question(restarted)
         bob = chat_for(restarted, "bob")
@@ -210,3 +212,40 @@ def test_answers_after_the_countdown_are_refused(quiz_app: App, clock: Simulated
     bob = chat_for(quiz_app, "bob")
     clock.advance(timedelta(seconds=31))  # the countdown job has not run yet
     assert "Time is up" in bob.say(f"/answer {right(question)}")
+
+
+# -- answers that cross a win -----------------------------------------------------------------
+
+
+def test_an_answer_just_after_someone_won_is_not_charged_to_the_next_question(
+    quiz_app: App,
+) -> None:
+    chat_for(quiz_app).send("/quiz live cuda 2")
+    first = live_question(quiz_app)
+    carol, alice = chat_for(quiz_app, "carol"), chat_for(quiz_app, "alice")
+    assert "Correct!" in carol.say(f"/answer {right(first)}")
+    before = row_counts(quiz_app)
+    late = alice.say(f"/answer {right(first)}")  # sent as carol's won, a moment later
+    assert late == "Question 1 is closed: the next one comes in a few seconds."
+    assert row_counts(quiz_app) == before  # no attempt, no streak: nothing recorded
+    posted = [m for m in alice.send("/advance 5s") if m.delivery is Delivery.CHANNEL]
+    assert [m.card.title for m in posted] == ["Live quiz · question 2 of 2"]
+    second = live_question(quiz_app)
+    assert "Correct!" in alice.say(f"/answer {right(second)}")  # her one answer is still hers
+
+
+def test_the_next_question_comes_a_moment_after_a_countdown_ran_out(
+    quiz_app: App, clock: SimulatedClock
+) -> None:
+    chat = chat_for(quiz_app)
+    chat.send("/quiz live cuda 2")
+    first = live_question(quiz_app)
+    posts = [m for m in chat.send("/advance 30s") if m.delivery is Delivery.CHANNEL]
+    assert [m.text.startswith("⏰ Time's up") for m in posts] == [True]
+    bob = chat_for(quiz_app, "bob")
+    before = row_counts(quiz_app)
+    assert "closed" in bob.say(f"/answer {right(first)}")
+    assert row_counts(quiz_app) == before
+    posts = [m for m in bob.send("/advance 5s") if m.delivery is Delivery.CHANNEL]
+    assert [m.card.title for m in posts] == ["Live quiz · question 2 of 2"]
+    assert live_row(quiz_app).asked_at == clock.now()  # the speed bonus counts from here

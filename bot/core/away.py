@@ -10,9 +10,8 @@ Grammar::
     /away cancel ID                     cancel a planned period; one that has begun ends as with
                                         /away off (the days that passed stay away)
 
-Dates are read with dateparser (English, future dates preferred, relative to the injected
-clock in the user's zone); an ISO-looking date must be a real one. Bad input raises a
-``UserError``, so nothing is written.
+Dates are read by :func:`bot.core.dates.read_date` (as every command reads them), relative
+to the user's own today. Bad input raises a ``UserError``, so nothing is written.
 """
 
 from __future__ import annotations
@@ -24,6 +23,7 @@ from datetime import date, datetime, timedelta
 from typing import Final, Protocol
 
 from bot.core.context import Context
+from bot.core.dates import NotADate, read_date
 from bot.core.errors import UserError
 from bot.core.messages import Outgoing, say
 from bot.core.model import User
@@ -39,7 +39,6 @@ USAGE: Final = (
     "/away off when you are back, /away list, /away cancel ID."
 )
 _SEPARATORS: Final = re.compile(r"\s+(?:to|until|till|through)\s+|\s*[–—]\s*|\s+-\s+", re.I)
-_ISO_LIKE: Final = re.compile(r"^\d{4}-\d{1,2}-\d{1,2}$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,52 +81,34 @@ AWAY = Port[AwayRepository]("away")
 # -- parsing ------------------------------------------------------------------------------
 
 
-def parse_day(text: str, today: date) -> date | None:
-    """One local date from ``text``, relative to ``today``; None when it is not a date."""
-    text = text.strip()
-    if not text:
-        return None
-    if _ISO_LIKE.match(text):
-        try:
-            return date.fromisoformat("-".join(f"{int(p):02d}" for p in text.split("-")))
-        except ValueError:
-            return None
-    import dateparser  # imported here: it is slow to load and only a few commands need it
-
-    parsed = dateparser.parse(
-        text,
-        languages=["en"],
-        settings={
-            "PREFER_DATES_FROM": "future",
-            "RELATIVE_BASE": datetime.combine(today, datetime.min.time()),
-            "RETURN_AS_TIMEZONE_AWARE": False,
-        },
-    )
-    return None if parsed is None else parsed.date()
-
-
 def parse_period(text: str, today: date) -> tuple[date, date]:
     """(first, last) from ``FROM TO``, ``FROM to TO`` or a single ``DAY``; raises UserError."""
-    text = " ".join(text.split())
+    try:
+        return _period(" ".join(text.split()), today)
+    except NotADate as error:
+        raise UserError(f"{error} {USAGE}") from error
+
+
+def _period(text: str, today: date) -> tuple[date, date]:
     parts = _SEPARATORS.split(text, maxsplit=1)
     if len(parts) == 2:
-        first, last = parse_day(parts[0], today), parse_day(parts[1], today)
+        first, last = read_date(parts[0], today), read_date(parts[1], today)
         if first is None or last is None:
             bad = parts[0] if first is None else parts[1]
             raise UserError(f"{bad[:40]!r} is not a date. {USAGE}")
         return first, last
-    single = parse_day(text, today)
+    single = read_date(text, today)
     if single is not None:
         return single, single
     words = text.split(" ")
     middle = len(words) / 2
     for cut in sorted(range(1, len(words)), key=lambda i: abs(i - middle)):
-        first = parse_day(" ".join(words[:cut]), today)
-        last = parse_day(" ".join(words[cut:]), today)
+        first = read_date(" ".join(words[:cut]), today)
+        last = read_date(" ".join(words[cut:]), today)
         if first is not None and last is not None:
             return first, last
     if len(words) == 2:
-        bad = words[0] if parse_day(words[0], today) is None else words[1]
+        bad = words[0] if read_date(words[0], today) is None else words[1]
         raise UserError(f"{bad[:40]!r} is not a date. {USAGE}")
     raise UserError(f"I could not read {text[:60]!r} as dates. {USAGE}")
 

@@ -12,7 +12,7 @@ from bot.core import grading
 from bot.core.bank import QuestionBank
 from bot.core.clock import Clock
 from bot.core.content import Question
-from bot.core.events import Event
+from bot.core.events import Event, EventKind
 from bot.core.model import Channel, User, Workspace
 from bot.core.ports import ChartRenderer, UnitOfWork
 from bot.core.timezones import zone
@@ -95,3 +95,19 @@ class Context:
     @property
     def workspace_zone(self) -> ZoneInfo:
         return zone(self.workspace.timezone)
+
+
+def on_behalf_of(
+    uow: UnitOfWork, services: Services, workspace: Workspace, user: User, channel: Channel
+) -> Context:
+    """A context for what the clock does in ``user``'s name, as if they had written in
+    ``channel``: a mock round whose time box ended records the answer they had gathered."""
+    event = Event(
+        EventKind.MESSAGE,
+        workspace.platform,
+        workspace.external_id,
+        channel.external_id,
+        user.external_id,
+        user_name=user.display,
+    )
+    return Context(uow, services, event, workspace, user, channel)

@@ -32,9 +32,10 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Final, Protocol
 
-from bot.core.away import describe_day, parse_day
+from bot.core.away import describe_day
 from bot.core.bank import QuestionBank
 from bot.core.context import Context
+from bot.core.dates import NotADate, read_date
 from bot.core.errors import UserError
 from bot.core.mastery import scores_of
 from bot.core.messages import Field, Outgoing, say
@@ -196,8 +197,12 @@ def parse_goal(text: str, today: date) -> tuple[date, str]:
     fmt = LOOP
     if len(words) > 1 and words[-1].lower() in FORMATS:
         fmt = words.pop().lower()
-    day = parse_day(" ".join(words), today)
-    if day is None and len(words) > 1 and parse_day(" ".join(words[:-1]), today) is not None:
+    try:
+        day = read_date(" ".join(words), today)
+        rest = read_date(" ".join(words[:-1]), today) if day is None and len(words) > 1 else None
+    except NotADate as error:
+        raise UserError(f"{error} {USAGE}") from error
+    if rest is not None:
         raise UserError(
             f"{words[-1][:30]!r} is not an interview format: loop, technical, product or "
             f"behavioral. {USAGE}"

@@ -23,7 +23,8 @@ from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from typing import Protocol
 
 from bot.core.context import Context
-from bot.core.daily.schedule import parse_day
+from bot.core.daily.schedule import DATE_HINT
+from bot.core.dates import require_date
 from bot.core.errors import UserError
 from bot.core.messages import Card, Delivery, Outgoing
 from bot.core.model import Workspace
@@ -256,7 +257,7 @@ def season_setting(ctx: Context, words: list[str]) -> list[Outgoing]:
             ],
         )
     local_now = ctx.now.astimezone(tz)
-    day = parse_day(" ".join(words[1:]), local_now)
+    day = require_date(" ".join(words[1:]), local_now.date(), DATE_HINT)
     if day <= local_now.date():
         raise UserError(
             f"{day.isoformat()} is not after today: a new season can start from tomorrow on."

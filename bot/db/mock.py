@@ -341,6 +341,26 @@ class SqlMocks:
             .execution_options(synchronize_session=False)
         )
 
+    def add_to_answer(self, mock: Mock, position: int, text: str) -> Round | None:
+        where = (
+            MockRoundRow.mock_id == mock.id,
+            MockRoundRow.position == position,
+            MockRoundRow.outcome.is_(None),
+        )
+        gathered = func.coalesce(MockRoundRow.answer + "\n", "") + text
+        outcome = self.session.execute(
+            update(MockRoundRow)
+            .where(*where)
+            .values(answer=gathered)
+            .execution_options(synchronize_session=False)
+        )
+        if getattr(outcome, "rowcount", 0) != 1:
+            return None
+        row = self.session.scalars(
+            select(MockRoundRow).where(*where).execution_options(populate_existing=True)
+        ).one()
+        return _round(row)
+
     def close_round(self, mock: Mock, position: int, result: RoundResult) -> Round | None:
         values: dict[str, Any] = {"outcome": result.outcome}
         if result.answer is not None:

@@ -15,7 +15,10 @@ from bot.bootstrap import App
 from bot.core.clock import SimulatedClock
 from bot.core.events import Event, EventKind
 from bot.core.messages import Outgoing, say
+from bot.core.mock.times import in_words
+from bot.core.model import USERS, WORKSPACES
 from bot.core.timezones import zone
+from bot.db.activity import latest_activity
 
 log = logging.getLogger(__name__)
 PLATFORM = "console"
@@ -109,8 +112,51 @@ class ConsoleSession:
         self._reply(text)
 
     async def start(self) -> None:
-        """Deliver anything that fell due while the console was closed."""
+        """Open the session: apply ``--tz`` to a user who has another zone already, say
+        what a simulated clock that starts far from the database's last activity means,
+        then deliver anything that fell due while the console was closed."""
+        stored = self._stored_zone()
+        if self.tz and stored and stored != self.tz:
+            # --tz is explicit: it sets the acting user's zone, as /tz does, and says so
+            await self._handle_event(self._event(EventKind.COMMAND, command="tz", args=self.tz))
+        for note in self._clock_notes():
+            self._reply(note)
         await self.app.runner.run_due_and_deliver()
+
+    def _stored_zone(self) -> str | None:
+        """The acting user's own time zone as stored; None for a user not seen yet."""
+        with self.app.uow() as uow:
+            workspace = uow[WORKSPACES].ensure(PLATFORM, WORKSPACE)
+            found = [u for u in uow[USERS].find(workspace, self.user) if u.external_id == self.user]
+            uow.commit()
+        return found[0].timezone if found else None
+
+    def _clock_notes(self) -> list[str]:
+        """Lines about a ``--clock`` that starts before the database's last activity (time
+        goes backwards) or so long after it that due work will be skipped, as after any
+        downtime longer than the grace."""
+        clock = self.app.clock
+        if not isinstance(clock, SimulatedClock):
+            return []
+        now, last = clock.now(), latest_activity(self.app.session_factory)
+        if last is None:
+            return []
+        shown = f"{last.isoformat(timespec='minutes')}"
+        if now < last:
+            return [
+                f"Note: --clock {now.isoformat(timespec='minutes')} is before this database's "
+                f"last activity ({shown}), so time goes backwards here: what was recorded "
+                "later stays as it is. Start with a later --clock, or use a new --db."
+            ]
+        due, grace = self.app.runner.next_due(), self.app.services.grace
+        if due is None or now - due <= grace:
+            return []
+        return [
+            f"Note: the clock starts {in_words(now - last)} after this database's last "
+            f"activity ({shown}). As after any downtime longer than {in_words(grace)}, what "
+            "fell due longer ago than that (daily posts, reminders, nudges) is skipped, not "
+            "sent late. To run it, start with an earlier --clock and /advance."
+        ]
 
     async def settle(self) -> None:
         """Wait until the messages queued so far have been printed (piped input, whose
@@ -149,28 +195,28 @@ class ConsoleSession:
             if name == "advance":
                 await self._advance(args.strip())
                 return
-            event = Event(
-                EventKind.COMMAND,
-                PLATFORM,
-                WORKSPACE,
-                self.channel,
-                self.user,
-                user_name=self.user,
-                command=name,
-                args=args.strip(),
-                user_tz=self.tz,
-            )
+            event = self._event(EventKind.COMMAND, command=name, args=args.strip())
         else:
-            event = Event(
-                EventKind.MESSAGE,
-                PLATFORM,
-                WORKSPACE,
-                self.channel,
-                self.user,
-                user_name=self.user,
-                text=line,
-                user_tz=self.tz,
-            )
+            event = self._event(EventKind.MESSAGE, text=line)
+        await self._handle_event(event)
+
+    def _event(
+        self, kind: EventKind, *, command: str = "", args: str = "", text: str = ""
+    ) -> Event:
+        return Event(
+            kind,
+            PLATFORM,
+            WORKSPACE,
+            self.channel,
+            self.user,
+            user_name=self.user,
+            command=command,
+            args=args,
+            text=text,
+            user_tz=self.tz,
+        )
+
+    async def _handle_event(self, event: Event) -> None:
         self.notifier.hold()
         try:
             for message in await self.app.handle(event):
@@ -210,7 +256,8 @@ class ConsoleSession:
         now = clock.now()
         # Seconds only when there are some: "/advance 15s" twice must not print one time twice.
         spec, wall = ("seconds", "%H:%M:%S") if now.second else ("minutes", "%H:%M")
+        shown_in = self._stored_zone() or self.tz  # the acting user's clock, as they set it
         local = (
-            f" ({now.astimezone(zone(self.tz)):%a %d %b {wall}} in {self.tz})" if self.tz else ""
+            f" ({now.astimezone(zone(shown_in)):%a %d %b {wall}} in {shown_in})" if shown_in else ""
         )
         self._reply(f"The clock is now {now.isoformat(timespec=spec)}{local}.")

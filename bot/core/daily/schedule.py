@@ -26,6 +26,7 @@ from typing import Final, Protocol
 
 from pytimeparse.timeparse import timeparse as parse_duration
 
+from bot.core.dates import require_date
 from bot.core.errors import UserError
 from bot.core.messages import Outgoing
 from bot.core.model import Channel, DailyPrompt, Workspace
@@ -40,6 +41,7 @@ DEFAULT_REVEAL: Final = timedelta(hours=8)
 MIN_REVEAL: Final = timedelta(minutes=5)
 ROLES: Final = ("pm", "eng")
 MAX_SKIP_DATES: Final = 60
+DATE_HINT: Final = "Try 2026-12-24, tomorrow or friday."
 _DAY_SETS: Final = {
     "daily": frozenset(range(7)),
     "everyday": frozenset(range(7)),
@@ -261,10 +263,10 @@ def parse_mix(text: str) -> dict[int, int]:
 
 def parse_reveal(text: str) -> timedelta:
     seconds = parse_duration(text.strip()) if text.strip() else None
-    if seconds is None or seconds <= 0:
+    if seconds is None:
         raise UserError(f"{text!r} is not a duration. Try reveal=8h or reveal=90m.")
     delay = timedelta(seconds=seconds)
-    if delay < MIN_REVEAL or delay > timedelta(days=6):
+    if delay < MIN_REVEAL or delay > timedelta(days=6):  # 0h is a duration, just too short
         raise UserError("The reveal delay must be between 5 minutes and 6 days.")
     return delay
 
@@ -388,39 +390,16 @@ def parse_schedule_args(
 
 
 def parse_skip_date(text: str, schedule: Schedule, now: datetime) -> date:
-    """The local date to skip: the next post's date when ``text`` is empty, else an ISO date
-    or words such as ``tomorrow``, ``friday`` or ``dec 24`` (read by dateparser)."""
+    """The local date to skip: the next post's date when ``text`` is empty, else a date as
+    every command reads one (:func:`bot.core.dates.read_date`): ``2026-12-24``,
+    ``tomorrow``, ``friday``, ``dec 24``."""
     local_now = now.astimezone(schedule.tz)
     if not text.strip():
         nxt = schedule.next_post_at or schedule.next_slot_after(now)
         if nxt is None:
             raise UserError("There is no upcoming post to skip.")
         return schedule.local_date_of(nxt)
-    return parse_day(text, local_now)
-
-
-def parse_day(text: str, local_now: datetime) -> date:
-    """A local date from an ISO date or words (``tomorrow``, ``friday``, ``dec 24``), read
-    as the next such day after ``local_now``; raises UserError for anything else."""
-    try:
-        return date.fromisoformat(text.strip())
-    except ValueError:
-        pass
-    import dateparser  # imported here: it is slow to load and only this command needs it
-
-    parsed = dateparser.parse(
-        text.strip(),
-        languages=["en"],
-        settings={
-            "PREFER_DATES_FROM": "future",
-            "RELATIVE_BASE": local_now.replace(tzinfo=None),
-            "RETURN_AS_TIMEZONE_AWARE": False,
-        },
-    )
-    if parsed is None:
-        raise UserError(f"{text[:40]!r} is not a date. Try 2026-12-24, tomorrow or friday.")
-    day: date = parsed.date()
-    return day
+    return require_date(text, local_now.date(), DATE_HINT)
 
 
 # -- storage -----------------------------------------------------------------------------

@@ -108,9 +108,15 @@ def studybot_command(ctx: Context, args: str) -> list[Outgoing]:
         raise UserError("Only workspace admins can change a channel's schedule.")
     schedule = ensure_schedule(ctx)
     if verb == "pause":
+        if schedule.paused:
+            return _reply(ctx, ["Already paused: /studybot schedule resume starts it again."])
         _save_schedule(ctx, replace(schedule, paused=True))
         return _reply(ctx, ["Paused: no daily question until /studybot schedule resume."])
     if verb == "resume":
+        if not schedule.paused:
+            return _reply(
+                ctx, ["Not paused, so there is nothing to resume.", *describe(schedule, ctx.now)]
+            )
         saved = _save_schedule(ctx, replace(schedule, paused=False))
         return _reply(ctx, ["Resumed.", *describe(saved, ctx.now)])
     if verb == "skip":

@@ -34,9 +34,15 @@ from bot.core.mock.parsing import (
 )
 from bot.core.mock.preferences import available, remind
 from bot.core.mock.rounds import pairing_command
-from bot.core.mock.running import answer_round, record_vote
+from bot.core.mock.running import answer_round, finish_round, record_vote
 from bot.core.mock.scheduling import accept, cancel, decline, list_mocks, reschedule, schedule
-from bot.core.mock.scorecard import mean_coverage, recommendation, scorecard_card, verdicts
+from bot.core.mock.scorecard import (
+    mean_coverage,
+    recommendation,
+    scorecard_card,
+    unanswered,
+    verdicts,
+)
 from bot.core.mock.times import (
     show,
 )
@@ -107,7 +113,10 @@ def history(ctx: Context, args: str) -> list[Outgoing]:
             rounds = ctx.uow[MOCKS].rounds(mock)
             votes = [v.vote for v in verdicts(rounds, ctx.bank)]
             line += (
-                f"{round(mean_coverage(rounds) * 100)}% rubric coverage · {recommendation(votes)}"
+                "no answers"
+                if unanswered(rounds)
+                else f"{round(mean_coverage(rounds) * 100)}% rubric coverage · "
+                f"{recommendation(votes)}"
             )
         else:
             line += STATUS_WORDS[mock.status]
@@ -155,7 +164,7 @@ def mock_command(ctx: Context, args: str) -> list[Outgoing]:
 
 
 def mock_action(ctx: Context, parts: list[str], text: str) -> list[Outgoing]:
-    """Buttons and forms: ``mock:<id>:accept|decline``, ``mock:<id>:<round>:form|submit``,
+    """Buttons and forms: ``mock:<id>:accept|decline``, ``mock:<id>:<round>:form|submit|done``,
     ``mock:<id>:<round>:v:<vote>``, ``mock:<id>:<round>:note|notesubmit``."""
     if len(parts) < 3 or whole_number(parts[1]) is None:
         raise UserError("That button is no longer valid.")
@@ -184,6 +193,8 @@ def mock_action(ctx: Context, parts: list[str], text: str) -> list[Outgoing]:
         ]
     if what == "submit":
         return answer_round(ctx, mock, position, text)
+    if what == "done":
+        return finish_round(ctx, mock, position)
     if what == "v" and len(parts) == 5 and parts[4] in VOTES:
         return record_vote(ctx, mock, position, parts[4], None)
     if what == "note":

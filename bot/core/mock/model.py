@@ -162,7 +162,7 @@ class Round:
     question_id: str
     started_at: datetime | None
     ends_at: datetime | None
-    answer: str | None
+    answer: str | None  # while the round is open: what the candidate has written so far
     score: float | None
     verdict: str | None
     matched: tuple[str, ...]
@@ -302,6 +302,12 @@ class MockRepository(Protocol):
     def rounds(self, mock: Mock) -> list[Round]: ...
 
     def start_round(self, mock: Mock, position: int, at: datetime, ends_at: datetime) -> None: ...
+
+    def add_to_answer(self, mock: Mock, position: int, text: str) -> Round | None:
+        """Add ``text`` as a new line of the open round's answer (what the candidate has
+        written so far), in one statement, so that two messages at once both count; None if
+        the round was closed already."""
+        ...
 
     def close_round(self, mock: Mock, position: int, result: RoundResult) -> Round | None:
         """Record ``result`` if the round is still open; None if it was closed already."""

@@ -560,6 +560,11 @@ def pairing_setting(ctx: Context, words: list[str]) -> list[Outgoing]:
         key = word.lower()[:3]
         if key in DAY_NAMES and word.isalpha():
             weekday = DAY_NAMES.index(key)
+        elif word.isalpha():
+            raise UserError(
+                f"{word[:20]!r} is not a day of the week. Use monday to sunday, e.g. "
+                "/studybot pairing on monday 09:00."
+            )
         else:
             minute = clock_minutes(word)
             if minute >= 1440:

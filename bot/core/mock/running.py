@@ -1,23 +1,31 @@
 """The running mock, a state machine driven by its ``next_at`` and its candidate's answers.
 
 At the start the bot opens a thread in the channel the mock was scheduled from (or the
-candidate's DM, when it was scheduled in a DM) with the first round's question; each answer
-(in the thread, ``/answer`` or the Answer form) is graded on the question's rubric and the
-next round follows at once. A round whose time box passes unanswered is closed and the loop
-moves on. With a peer, the interviewer gets each round's rubric and model answer by DM, with
-vote buttons and a note form; after the last round the scorecard waits for missing votes
-(at most ``DEBRIEF_WAIT``). The statuses are drawn in :mod:`bot.core.mock.model`.
+candidate's DM, when it was scheduled in a DM) with the first round's question. The
+candidate answers as people do in chat, in several messages (in the thread, ``/answer`` or
+the Answer form): each one is added to the round's answer (:func:`answer_round`), and the
+round closes when the candidate says ``done`` (or ``next``, or presses Done) or when its time
+box ends, whichever comes first (:func:`finish_round`). Then what they wrote, all of it, is
+graded on the question's rubric and the next round follows. A round whose time box passes
+with nothing written is closed unanswered and the loop moves on. With a peer, the
+interviewer gets each round's rubric and model answer by DM, with vote buttons and a note
+form, and the candidate's whole answer when the round closes; after the last round the
+scorecard waits for missing votes (at most ``DEBRIEF_WAIT``). The statuses are drawn in
+:mod:`bot.core.mock.model`.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from datetime import datetime, timedelta
+from typing import Final
 
-from bot.core.answers import AnswerKind, AnswerTo, grade_answer, record_answer
+from bot.core.answers import AnswerKind, AnswerTo, RecordedAnswer, grade_answer, record_answer
 from bot.core.bank import QuestionBank
-from bot.core.context import Context, Services
+from bot.core.context import Context, Services, on_behalf_of
 from bot.core.errors import UserError
+from bot.core.grading import MAX_ANSWER_CHARS, Grade
 from bot.core.messages import (
     Button,
     ButtonStyle,
@@ -64,12 +72,16 @@ from bot.core.mock.times import (
     in_words,
     show,
 )
-from bot.core.model import Workspace
+from bot.core.model import CHANNELS, Channel, User, Workspace
 from bot.core.ports import UnitOfWork
 
 LATE_START_LIMIT = timedelta(minutes=30)  # a start missed by more is not run out of the blue
 ANSWER_GRACE = timedelta(seconds=30)  # an answer sent as the box closes still counts
 DEBRIEF_WAIT = timedelta(minutes=15)  # how long the scorecard waits for missing votes
+# A message that only says the candidate has finished the round's answer.
+_DONE: Final = re.compile(
+    r"(?:done|next|finished|that'?s (?:it|all)|that is (?:it|all))[.!]*", re.I
+)
 
 
 def _round_blocks(
@@ -99,8 +111,15 @@ def _round_card(
             f"{ROUND_TITLES.get(r.kind, r.kind)} ({r.topic})"
         ),
         blocks=(*intro, *_round_blocks(bank, mock, r, zone_of(candidate, workspace), ends_at)),
-        buttons=(Button("Answer", f"mock:{mock.id}:{r.position}:form", ButtonStyle.PRIMARY),),
-        footer=f"{candidate.display}: answer here, with /answer TEXT, or the Answer button.",
+        buttons=(
+            Button("Answer", f"mock:{mock.id}:{r.position}:form", ButtonStyle.PRIMARY),
+            Button("Done", f"mock:{mock.id}:{r.position}:done"),
+        ),
+        footer=(
+            f"{candidate.display}: answer here or with /answer TEXT, in as many messages as "
+            "you like, and say done (or press Done) when you have finished; when the time box "
+            "ends, what you wrote is your answer."
+        ),
     )
 
 
@@ -423,6 +442,17 @@ def _time_out(
     if mock.next_at is not None and now - mock.next_at > services.grace:
         return _abandon(uow, services, workspace, mock, now)
     position = mock.position
+    rounds = uow[MOCKS].rounds(mock)
+    current = rounds[position] if position < len(rounds) else None
+    if current is not None and current.open and current.answer:
+        candidate, _ = people(uow, workspace, mock)
+        if _record_gathered(uow, services, workspace, mock, candidate, current, now):
+            intro = (
+                f"⏱ Round {position + 1}'s time box ended: what {candidate.display} wrote is "
+                "the answer. Moving on.",
+            )
+            _advance(uow, services, workspace, mock, position, now, intro)
+            return 1
     closed = uow[MOCKS].close_round(mock, position, RoundResult(TIMED_OUT, now))
     if closed is None:
         return 0
@@ -432,6 +462,30 @@ def _time_out(
     intro = (f"⏱ Round {position + 1}'s time box passed without an answer{late}. Moving on.",)
     _advance(uow, services, workspace, mock, position, now, intro)
     return 1
+
+
+def _record_gathered(
+    uow: UnitOfWork,
+    services: Services,
+    workspace: Workspace,
+    mock: Mock,
+    candidate: User,
+    current: Round,
+    now: datetime,
+) -> bool:
+    """At the end of the time box: grade and record what the candidate wrote in the round,
+    as if they had said done; False when it is no answer at all (the round times out)."""
+    question = services.bank.get(current.question_id)
+    if question is None or not current.answer:
+        return False
+    channel = uow[CHANNELS].get(workspace, mock.channel_id) if mock.channel_id else None
+    if channel is None:  # the channel is gone; recording the answer does not need it
+        channel = Channel(0, workspace.id, "", "")
+    ctx = on_behalf_of(uow, services, workspace, candidate, channel)
+    result = services.grade(question, current.answer)
+    if not result.answered:
+        return False
+    return _record_round(ctx, mock, current, result, now) is not None
 
 
 def _expire(uow: UnitOfWork, workspace: Workspace, mock: Mock, now: datetime) -> int:
@@ -477,11 +531,11 @@ def run_step(
     return 0
 
 
-def answer_round(ctx: Context, mock: Mock, position: int, text: str) -> list[Outgoing]:
-    """Grade the candidate's answer to round ``position`` on its rubric; the next round
-    follows at once."""
-    if not text.strip():
-        raise UserError("Your answer is empty. Say what you would say in the interview.")
+def _open_round(ctx: Context, mock: Mock, position: int) -> tuple[Mock, Round]:
+    """``mock``, locked until the transaction ends (a message added to the round's answer
+    and the done that closes it never cross), and the candidate's open round ``position``;
+    UserError otherwise."""
+    mock = ctx.uow[MOCKS].get(ctx.workspace, mock.id, lock=True) or mock
     if ctx.user.id != mock.candidate_id:
         raise UserError(f"Only the candidate answers in mock #{mock.id}.")
     if mock.status != RUNNING:
@@ -489,23 +543,102 @@ def answer_round(ctx: Context, mock: Mock, position: int, text: str) -> list[Out
     rounds = ctx.uow[MOCKS].rounds(mock)
     if position != mock.position or position >= len(rounds) or not rounds[position].open:
         raise UserError(f"Round {position + 1} of mock #{mock.id} is closed.")
-    current = rounds[position]
-    now = ctx.now
-    if current.ends_at is not None and now > current.ends_at + ANSWER_GRACE:
-        # The job has not closed the round yet (it runs every few seconds): close it now.
-        _time_out(ctx.uow, ctx.services, ctx.workspace, mock, now)
-        return text_reply(
-            ctx,
-            f"Time's up for round {position + 1}: its {mock.round_minutes}-minute box closed "
-            "before your answer, so it doesn't count. The next round is up.",
+    return mock, rounds[position]
+
+
+def _past_the_box(ctx: Context, mock: Mock, current: Round) -> list[Outgoing] | None:
+    """When the round's box (and its grace) ended before this message, close the round now
+    (the job runs every few seconds) with what was written before, and say so."""
+    if current.ends_at is None or ctx.now <= current.ends_at + ANSWER_GRACE:
+        return None
+    _time_out(ctx.uow, ctx.services, ctx.workspace, mock, ctx.now)
+    kept = (
+        "what you wrote before it is your answer" if current.answer else "the round went unanswered"
+    )
+    return text_reply(
+        ctx,
+        f"Time's up for round {current.position + 1}: its {mock.round_minutes}-minute box "
+        f"closed before this message, so it doesn't count and {kept}. The next round is up.",
+    )
+
+
+def answer_round(ctx: Context, mock: Mock, position: int, text: str) -> list[Outgoing]:
+    """One message of the candidate's answer to round ``position``: added to what they wrote
+    so far; a message that only says ``done`` (or ``next``) finishes the round instead."""
+    if not text.strip():
+        raise UserError("Your answer is empty. Say what you would say in the interview.")
+    mock, current = _open_round(ctx, mock, position)
+    late = _past_the_box(ctx, mock, current)
+    if late is not None:
+        return late
+    if _DONE.fullmatch(text.strip()):
+        return finish_round(ctx, mock, position)
+    if len(current.answer or "") + len(text.strip()) >= MAX_ANSWER_CHARS:
+        raise UserError(
+            f"That would make your answer to round {position + 1} longer than "
+            f"{MAX_ANSWER_CHARS:,} characters, the most an answer can be: say done to finish "
+            "it, or write this part shorter."
+        )
+    gathered = ctx.uow[MOCKS].add_to_answer(mock, position, text.strip())
+    if gathered is None or gathered.answer is None:
+        raise UserError(f"Round {position + 1} of mock #{mock.id} just closed.")
+    parts = gathered.answer.count("\n") + 1
+    words = len(gathered.answer.split())
+    ends = (
+        f" At {show(current.ends_at, zone_of(ctx.user, ctx.workspace))} the round closes with "
+        "what you wrote."
+        if current.ends_at is not None
+        else ""
+    )
+    return text_reply(
+        ctx,
+        f"Round {position + 1}: noted ({parts} message{'s' * (parts != 1)}, {words} "
+        f"word{'s' * (words != 1)} so far). Add more, or say done when you have finished.{ends}",
+    )
+
+
+def finish_round(ctx: Context, mock: Mock, position: int) -> list[Outgoing]:
+    """The candidate has finished round ``position`` (``done``, or the Done button): grade
+    everything they wrote in it on the question's rubric; the next round follows at once."""
+    mock, current = _open_round(ctx, mock, position)
+    late = _past_the_box(ctx, mock, current)
+    if late is not None:
+        return late
+    if not current.answer:
+        raise UserError(
+            f"Round {position + 1} has no answer yet: write it, in as many messages as you "
+            "like, then say done."
         )
     question = ctx.bank.get(current.question_id)
     if question is None:
         raise UserError("That question left the bank; wait for the next round.")
-    result = grade_answer(ctx, question, text)
+    result = grade_answer(ctx, question, current.answer)
+    recorded = _record_round(ctx, mock, current, result, ctx.now)
+    if recorded is None:
+        raise UserError(f"Round {position + 1} of mock #{mock.id} just closed.")
+    last = position + 1 == mock.rounds_total
+    said = (
+        f"Round {position + 1} answer recorded: it covers {round(result.score * 100)}% of the "
+        f"rubric. {'That was the last round.' if last else 'Next round coming up.'}"
+    )
+    reply = text_reply(ctx, " ".join(n for n in (said, recorded.streak_note) if n))
+    _advance(ctx.uow, ctx.services, ctx.workspace, mock, position, ctx.now)
+    return reply
+
+
+def _record_round(
+    ctx: Context, mock: Mock, current: Round, result: Grade, now: datetime
+) -> RecordedAnswer | None:
+    """Close ``current`` as answered with what the candidate wrote and ``result``, record
+    the answer (attempt, streak, review card) and show it to the interviewer; None when the
+    round was closed meanwhile."""
+    text = current.answer or ""
+    question = ctx.bank.get(current.question_id)
+    if question is None:
+        return None
     closed = ctx.uow[MOCKS].close_round(
         mock,
-        position,
+        current.position,
         RoundResult(
             ANSWERED,
             now,
@@ -518,7 +651,7 @@ def answer_round(ctx: Context, mock: Mock, position: int, text: str) -> list[Out
         ),
     )
     if closed is None:
-        raise UserError(f"Round {position + 1} of mock #{mock.id} just closed.")
+        return None
     recorded = record_answer(
         ctx, text, result, AnswerTo(AnswerKind.MOCK, question, asked_at=current.started_at), now
     )
@@ -529,21 +662,16 @@ def answer_round(ctx: Context, mock: Mock, position: int, text: str) -> list[Out
             ctx.workspace,
             interviewer,
             Card(
-                title=f"Mock #{mock.id} · round {position + 1}: {ctx.user.display}'s answer",
+                title=(
+                    f"Mock #{mock.id} · round {current.position + 1}: {ctx.user.display}'s answer"
+                ),
                 blocks=(text,),
-                buttons=_vote_buttons(mock, position),
+                buttons=_vote_buttons(mock, current.position),
             ),
-            f"mock:{mock.id}:r{position}:answer",
+            f"mock:{mock.id}:r{current.position}:answer",
             now,
         )
-    last = position + 1 == mock.rounds_total
-    said = (
-        f"Round {position + 1} answer recorded: it covers {round(result.score * 100)}% of the "
-        f"rubric. {'That was the last round.' if last else 'Next round coming up.'}"
-    )
-    reply = text_reply(ctx, " ".join(n for n in (said, recorded.streak_note) if n))
-    _advance(ctx.uow, ctx.services, ctx.workspace, mock, position, now)
-    return reply
+    return recorded
 
 
 def _here(ctx: Context, mock: Mock) -> bool:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
+from bot.core.away import describe_day, is_away
 from bot.core.context import Context
 from bot.core.errors import UserError
 from bot.core.messages import (
@@ -59,6 +60,7 @@ from bot.core.mock.reminders import (
 )
 from bot.core.mock.times import (
     at_night,
+    local_date,
     parse_when,
     show,
 )
@@ -93,6 +95,24 @@ def _check_daytime(ctx: Context, peer: User, starts: datetime, line: str) -> Non
     )
 
 
+def _check_away(ctx: Context, people: tuple[User | None, ...], starts: datetime, line: str) -> None:
+    """Refuse (for now) a mock on a day one of ``people`` is away (``/away``, their own local
+    date), as ``/mock pair`` never proposes one: it would run with nobody there. ``anyway``
+    at the end of the line books it all the same."""
+    for person in people:
+        if person is None:
+            continue
+        day = local_date(starts, zone_of(person, ctx.workspace))
+        if not is_away(ctx.uow, person, day):
+            continue
+        who = "You are" if person.id == ctx.user.id else f"{person.display} is"
+        raise UserError(
+            f"{who} away on {describe_day(day)} (/away list), so nobody may be there to "
+            f"{'answer' if person.id == ctx.user.id else 'interview'}. Pick another day, or "
+            f"book it all the same: {line} anyway"
+        )
+
+
 def _confirmation(ctx: Context, mock: Mock, title: str, lines: list[str]) -> Outgoing:
     blocks = [
         *lines,
@@ -117,8 +137,11 @@ def schedule(ctx: Context, args: str) -> list[Outgoing]:
         raise UserError("When? For example /mock schedule tomorrow 3pm (or Fri 15:00).")
     starts = parse_when(request.when, zone_of(ctx.user, ctx.workspace), ctx.now)
     peer = resolve_peer(ctx, request.peer) if request.peer else None
-    if peer is not None and not request.anyway:
-        _check_daytime(ctx, peer, starts, f"/mock schedule {args.strip()}")
+    if not request.anyway:
+        line = f"/mock schedule {args.strip()}"
+        _check_away(ctx, (ctx.user, peer), starts, line)
+        if peer is not None:
+            _check_daytime(ctx, peer, starts, line)
     check_bank(ctx.bank, request.format)
     users = (ctx.user.id,) if peer is None else (ctx.user.id, peer.id)
     duration = timedelta(minutes=request.box * len(FORMATS[request.format]))
@@ -265,12 +288,21 @@ def reschedule(ctx: Context, args: str) -> list[Outgoing]:
     if mock.status not in (*UPCOMING, MISSED):
         raise UserError(f"Mock #{mock.id} is {STATUS_WORDS[mock.status]}: it can't be moved.")
     starts = parse_when(when, zone_of(ctx.user, ctx.workspace), ctx.now)
+    if starts == mock.starts_at and mock.status in UPCOMING:
+        # nothing moves, so nobody is asked to accept again
+        raise UserError(
+            f"Mock #{mock.id} is already at {show(starts, zone_of(ctx.user, ctx.workspace))}: "
+            "nothing changes."
+        )
     _check_free(ctx, mock.participants(), starts, starts + mock.duration, mock.id)
     is_candidate = ctx.user.id == mock.candidate_id
     other_id = mock.interviewer_id if is_candidate else mock.candidate_id
     other_user = user_by_id(ctx.uow, ctx.workspace, other_id)
-    if other_user is not None and not anyway:
-        _check_daytime(ctx, other_user, starts, f"/mock reschedule {args.strip()}")
+    if not anyway:
+        line = f"/mock reschedule {args.strip()}"
+        _check_away(ctx, (ctx.user, other_user), starts, line)
+        if other_user is not None:
+            _check_daytime(ctx, other_user, starts, line)
     if mock.interviewer_id is None:
         status = SCHEDULED
     elif is_candidate:

@@ -5,7 +5,10 @@ answer made), the interviewer's vote and note, and what the answer missed. Where
 interviewer voted, the rubric stands in for one (and says so): 80 % coverage or more
 reads as a strong yes, the question's pass score as a yes, 35 % as a no, less (or no
 answer) as a strong no. The committee's recommendation comes from the votes, as a
-committee would weigh them: one strong no sinks a loop, mostly yeses carry it.
+committee would weigh them: one strong no sinks a loop, mostly yeses carry it. A mock in
+which no round was answered and no interviewer voted has no signal at all (nobody was
+there): its card says so, with the questions, and gives no coverage, votes or
+recommendation.
 """
 
 from __future__ import annotations
@@ -80,6 +83,12 @@ def recommendation(votes: list[str]) -> str:
     if mean >= 2.5:
         return "Lean hire"
     return "Lean no hire"
+
+
+def unanswered(rounds: list[Round]) -> bool:
+    """Nobody answered a round and no interviewer voted on one: there is nothing to score
+    (the candidate was not there), which is no reason for a "No hire"."""
+    return bool(rounds) and all(r.outcome != ANSWERED and r.vote not in VOTES for r in rounds)
 
 
 def mean_coverage(rounds: list[Round]) -> float:
@@ -170,6 +179,8 @@ def scorecard_card(
 ) -> Card:
     """The scorecard of a finished mock; ``to_review`` questions with missed points were
     made due in the candidate's reviews (``bot.core.mock.followup``)."""
+    if unanswered(rounds):
+        return _unanswered_card(mock, rounds, bank, candidate, interviewer, to_review)
     found = verdicts(rounds, bank)
     fields: list[Field] = []
     for v in found:
@@ -205,16 +216,7 @@ def scorecard_card(
     study = study_next(found, bank)
     if study:
         fields.append(Field("Study next", "\n".join(study), inline=False))
-    if to_review:
-        fields.append(
-            Field(
-                "Reviews",
-                f"{'The question' if to_review == 1 else f'The {to_review} questions'} with "
-                f"missed rubric points {'is' if to_review == 1 else 'are'} in {candidate}'s "
-                "reviews, due by tomorrow: /review",
-                inline=False,
-            )
-        )
+    fields.extend(_reviews(to_review, candidate))
     who = f"{candidate} with {interviewer} interviewing" if interviewer else f"{candidate}, solo"
     return Card(
         title=f"Scorecard · mock #{mock.id} · {mock.format}",
@@ -223,5 +225,50 @@ def scorecard_card(
             "Debrief: " + debrief(found, interviewer is not None),
         ),
         fields=tuple(fields),
+        footer="/mock history lists your past mocks.",
+    )
+
+
+def _reviews(to_review: int, candidate: str) -> list[Field]:
+    if not to_review:
+        return []
+    return [
+        Field(
+            "Reviews",
+            f"{'The question' if to_review == 1 else f'The {to_review} questions'} with "
+            f"missed rubric points {'is' if to_review == 1 else 'are'} in {candidate}'s "
+            "reviews, due by tomorrow: /review",
+            inline=False,
+        )
+    ]
+
+
+def _unanswered_card(
+    mock: Mock,
+    rounds: list[Round],
+    bank: QuestionBank,
+    candidate: str,
+    interviewer: str | None,
+    to_review: int,
+) -> Card:
+    """The end of a mock nobody answered: it says so, with the questions it asked, and
+    gives no coverage, votes or recommendation."""
+    asked = []
+    for r in rounds:
+        question = bank.get(r.question_id)
+        prompt = question.prompt if question is not None else r.question_id
+        asked.append(f"{r.position + 1}. {prompt if len(prompt) <= 90 else prompt[:89] + '…'}")
+    who = f"{candidate} with {interviewer} interviewing" if interviewer else f"{candidate}, solo"
+    return Card(
+        title=f"Mock #{mock.id} · {mock.format} · no answers",
+        blocks=(
+            f"{who} · none of the {len(rounds)} rounds got an answer, so there is nothing to "
+            "score and no recommendation.",
+            "Schedule another with /mock schedule WHEN (or /mock pair).",
+        ),
+        fields=(
+            Field("The questions", "\n".join(asked), inline=False),
+            *_reviews(to_review, candidate),
+        ),
         footer="/mock history lists your past mocks.",
     )

@@ -2,7 +2,9 @@
 weekly availability windows and their overlaps.
 
 WHEN is read with dateparser in the user's zone, relative to the injected clock (never
-the wall clock). dateparser gives the wall time; the instant is then made with
+the wall clock), once the dates in it were read as every command reads dates
+(:func:`bot.core.dates.pin_dates`: an impossible one is an error). dateparser gives the
+wall time; the instant is then made with
 ``zoneinfo`` on that very date, so a mock at 10:00 stays 10:00 local across a DST change
 (a wall time in a spring-forward gap lands after the gap, like the daily schedule).
 """
@@ -16,6 +18,7 @@ from typing import TYPE_CHECKING, Final
 
 from pytimeparse.timeparse import timeparse
 
+from bot.core.dates import NotADate, pin_dates
 from bot.core.errors import UserError
 from bot.core.timezones import zone
 
@@ -50,6 +53,7 @@ def _parser(zone_name: str, base: datetime) -> DateDataParser:
         "RETURN_AS_TIMEZONE_AWARE": True,
         "RETURN_TIME_AS_PERIOD": True,
         "PREFER_DAY_OF_MONTH": "first",
+        "DATE_ORDER": "DMY",  # as bot.core.dates reads numeric dates
     }
     return DateDataParser(languages=["en"], settings=settings)
 
@@ -95,7 +99,11 @@ def parse_when(text: str, zone_name: str, now: datetime) -> datetime:
         )
     tz = zone(zone_name)
     base = now.astimezone(tz).replace(tzinfo=None, microsecond=0)
-    data = _parser(zone_name, base).get_date_data(normalise_when(words))
+    try:
+        pinned = pin_dates(words, base.date())  # dates are read as every command reads them
+    except NotADate as error:
+        raise UserError(f"{error} Try {_EXAMPLES}.") from error
+    data = _parser(zone_name, base).get_date_data(normalise_when(pinned))
     if data.date_obj is None:
         raise UserError(f"I can't read {words!r} as a time. Try {_EXAMPLES}.")
     if data.period != "time":

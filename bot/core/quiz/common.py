@@ -45,7 +45,8 @@ class QuizRequest:
 # -- parsing ---------------------------------------------------------------------------------
 
 
-def _topic_or_error(word: str, topics: list[str]) -> str:
+def _topic_or_error(word: str, topics: list[str], typed: str | None = None) -> str:
+    """The topic ``word`` names; a UserError that quotes what was ``typed`` otherwise."""
     by_fold = {t.casefold(): t for t in topics}
     found = by_fold.get(word.casefold())
     if found is not None:
@@ -56,7 +57,8 @@ def _topic_or_error(word: str, topics: list[str]) -> str:
         else None
     )
     hint = f" Did you mean {match[0]}?" if match else ""
-    shown = word if len(word) <= 40 else word[:40] + "…"
+    typed = word if typed is None else typed
+    shown = typed if len(typed) <= 40 else typed[:40] + "…"
     raise UserError(f"There is no topic {shown!r}.{hint} Topics: {', '.join(topics)}.")
 
 
@@ -92,7 +94,7 @@ def parse_request(args: str, topics: list[str], *, default_n: int = DEFAULT_N) -
     if words:
         if any_topic:
             raise UserError("Give one topic, or none for a mix.")
-        topic = _topic_or_error("-".join(words), topics)
+        topic = _topic_or_error("-".join(words), topics, " ".join(words))
     return QuizRequest(topic, n, difficulty)
 
 

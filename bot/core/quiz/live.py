@@ -3,6 +3,10 @@
 The bot posts questions in the channel with a countdown; the first correct answer scores
 (difficulty-weighted, plus a speed bonus); each person gets one answer per question; the
 round ends after n questions or two in a row that nobody answered, with a standings card.
+After a question closes (won, or its countdown ran out) the next one comes
+``NEXT_QUESTION_GAP`` later, not at once: answers to the closed question that arrive just
+after someone won (people answer at nearly the same moment) are told it closed and count
+for nothing, instead of being taken as their one answer to a question they have not seen.
 Its clock-driven steps are the ``LiveQuizJob``.
 """
 
@@ -12,6 +16,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import Any
 
 from pytimeparse.timeparse import timeparse as parse_duration
 
@@ -40,6 +45,7 @@ LIVE_SECONDS = 30  # a live question's countdown unless the channel sets its own
 LIVE_MIN_SECONDS, LIVE_MAX_SECONDS = 10, 300
 LIVE_MAX_MISSES = 2
 SPEED_BONUS = 0.5  # an instant answer earns up to half the base points again
+NEXT_QUESTION_GAP = timedelta(seconds=5)  # between a question closing and the next one
 
 
 # -- live rounds -----------------------------------------------------------------------------
@@ -217,6 +223,10 @@ def answer_live(
     """One person's answer to the live question: the first correct one scores and moves on."""
     if position is not None and position != session.position:
         raise UserError("That question is closed.")
+    if session.data.get("waiting"):
+        raise UserError(
+            f"Question {session.position} is closed: the next one comes in a few seconds."
+        )
     now = ctx.now
     if session.due_at is not None and now >= session.due_at:
         raise UserError("Time is up for this question.")
@@ -233,15 +243,7 @@ def answer_live(
     finished = False
     if result.verdict.value == "correct":
         finished = session.position + 1 >= len(session.question_ids)
-        moved = ctx.uow[QUIZZES].move(
-            session,
-            position=session.position + 1,
-            asked_at=now,
-            due_at=None if finished else now + timedelta(seconds=seconds),
-            data={**session.data, "misses": 0},
-            status=DONE if finished else OPEN,
-            now=now,
-        )
+        moved = _close_question(ctx.uow, session, finished, {**session.data, "misses": 0}, now)
     points = live_points(question, result, elapsed, seconds) if moved is not None else 0
     recorded = record_answer(
         ctx,
@@ -285,8 +287,6 @@ def answer_live(
     )
     if finished:
         _post_standings(ctx.uow, ctx.services, ctx.workspace, ctx.channel, moved, now, "")
-    else:
-        _post_live_question(ctx.uow, ctx.services, ctx.workspace, ctx.channel, moved, now)
     text = f"Correct! +{points} points. {streak}".strip()
     return [say(ctx.user.external_id, text, channel=ctx.channel.external_id)]
 
@@ -350,21 +350,29 @@ def time_out(
     session: QuizSession,
     now: datetime,
 ) -> int:
-    """The countdown of the live question ran out: reveal, then the next question or the end."""
+    """The live round's next clock-driven step: the gap after a question ended (post the
+    next one), or the countdown of the question ran out (reveal, then the gap before the
+    next question, or the end)."""
+    if session.data.get("waiting"):  # the gap is over: post the question, start its countdown
+        seconds = int(session.data.get("seconds", LIVE_SECONDS))
+        asked = uow[QUIZZES].move(
+            session,
+            position=session.position,
+            asked_at=now,
+            due_at=now + timedelta(seconds=seconds),
+            data={**session.data, "waiting": False},
+            status=OPEN,
+            now=now,
+        )
+        if asked is None:
+            return 0
+        _post_live_question(uow, services, workspace, channel, asked, now)
+        return 1
     question = displayed(services.bank.get(session.current or ""), quiz_seed(session.id))
     answered = bool(uow[QUIZZES].answers(session, session.current)) if session.current else False
     misses = 0 if answered else int(session.data.get("misses", 0)) + 1
-    seconds = int(session.data.get("seconds", LIVE_SECONDS))
     finished = misses >= LIVE_MAX_MISSES or session.position + 1 >= len(session.question_ids)
-    moved = uow[QUIZZES].move(
-        session,
-        position=session.position + 1,
-        asked_at=now,
-        due_at=None if finished else now + timedelta(seconds=seconds),
-        data={**session.data, "misses": misses},
-        status=DONE if finished else OPEN,
-        now=now,
-    )
+    moved = _close_question(uow, session, finished, {**session.data, "misses": misses}, now)
     if moved is None:
         return 0
     reveal = f" The answer: {question.answer_text}." if question else ""
@@ -385,9 +393,25 @@ def time_out(
             else ""
         )
         _post_standings(uow, services, workspace, channel, moved, now, why)
-    else:
-        _post_live_question(uow, services, workspace, channel, moved, now)
     return 1
+
+
+def _close_question(
+    uow: UnitOfWork, session: QuizSession, finished: bool, data: dict[str, Any], now: datetime
+) -> QuizSession | None:
+    """Move ``session`` past its current question: to the end, or into the gap before the
+    next one (``waiting``, due when the gap is over). None when another answer or worker
+    moved it first."""
+    gap_over = now + NEXT_QUESTION_GAP
+    return uow[QUIZZES].move(
+        session,
+        position=session.position + 1,
+        asked_at=None if finished else gap_over,
+        due_at=None if finished else gap_over,
+        data={**data, "waiting": not finished},
+        status=DONE if finished else OPEN,
+        now=now,
+    )
 
 
 @dataclass
