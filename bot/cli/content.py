@@ -292,7 +292,7 @@ def run_import(args: argparse.Namespace) -> int:
             out=None if args.out is None or to_stdout else Path(args.out),
             force=args.force,
             write=not to_stdout,
-            packs_dir=packs_dir or PACKS_DIR,
+            packs_dir=packs_dir,
             bank=bank,
         )
     except UserError as exc:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from bot.content_io.csv_io import write_csv
 from bot.core.content import Pack, Question, load_packs, pack_files, packs_named
+from bot.core.errors import UserError
 
 FORMATS = ("anki", "csv")
 ANKI_HEADERS = ("#separator:tab", "#html:false", "#columns:Front\tBack\tTags", "#tags column:3")
