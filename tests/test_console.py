@@ -12,11 +12,14 @@ from pathlib import Path
 from sqlalchemy import select
 
 from bot.adapters.console.run import run_console
-from bot.bootstrap import App
+from bot.bootstrap import App, bootstrap
+from bot.config import Settings
+from bot.core.bank import QuestionBank
+from bot.core.clock import SimulatedClock
 from bot.core.commands import COMMANDS
 from bot.core.events import Event, EventKind
 from bot.core.messages import Delivery
-from bot.db.models import AttemptRow, DailyPromptRow, UserRow
+from bot.db.models import AttemptRow, ChannelScheduleRow, DailyPromptRow, UserRow
 from tests.support import ANY_KIND, Transcript, row_counts
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -257,3 +260,27 @@ def test_help_on_a_platform_leaves_out_the_console_only_commands(app: App) -> No
     (reply,) = app.bot.handle(event)
     shown = {line.split()[0] for block in reply.card.blocks for line in block.splitlines()}
     assert "/as" not in shown and "/advance" not in shown and "/studybot" in shown
+
+
+def test_studybot_admins_names_the_consoles_admins_as_on_the_platforms(
+    db_url: str, clock: SimulatedClock, sample_bank: QuestionBank
+) -> None:
+    settings = Settings(studybot_database_url=db_url, studybot_admins="alice")
+    app = bootstrap(settings, clock=clock, bank=sample_bank, auto_migrate=True)
+    try:
+        chat = Transcript(app)
+        chat.start()
+        assert "Only workspace admins" not in chat.say("/studybot schedule 10:00")
+        chat.send("/as bob")
+        assert "Only workspace admins can change a channel's schedule." in chat.say(
+            "/studybot schedule 11:00"
+        )
+        with app.session_factory() as session:
+            assert session.scalar(select(ChannelScheduleRow.local_time)) == "10:00"
+    finally:
+        app.close()
+
+
+def test_without_studybot_admins_whoever_sits_at_the_console_is_an_admin(chat: Transcript) -> None:
+    chat.send("/as bob")
+    assert "Only workspace admins" not in chat.say("/studybot schedule 10:00")
