@@ -14,6 +14,7 @@ from bot.core.messages import Outgoing
 from tests.support import Transcript, row_counts
 from tests.test_mock import GOOD, dms, mapp, mchat, mclock, mock_bank, mocks, reminders
 from tests.test_mock_downtime import FRIDAY_15, scheduled_with_bob
+from tests.test_quiz import action_event
 
 __all__ = ["mapp", "mchat", "mclock", "mock_bank"]  # fixtures shared with test_mock
 
@@ -132,3 +133,34 @@ def test_one_answered_round_is_scored_as_before(mchat: Transcript, mapp: App) ->
     mchat.send("/advance 1h")  # the other two rounds pass unanswered
     (card,) = [m for m in dms(mchat.messages, "alice") if m.card.title.startswith("Scorecard")]
     assert "Recommendation: No hire" in card.text  # two strong noes: a real signal
+
+
+@pytest.mark.parametrize("how", ["/mock accept 1", "the Accept button"])
+def test_accepting_a_mock_on_a_day_away_is_flagged_first_and_changes_nothing(
+    mchat: Transcript, mapp: App, how: str
+) -> None:
+    mchat.send("/mock schedule Fri 15:00 with @bob")  # proposed to bob, who is not away yet
+    mchat.send("/as bob")
+    mchat.say("/away 2026-12-04")
+    before = row_counts(mapp), [(m.status, m.interviewer_accepted_at) for m in mocks(mapp)]
+    if how == "/mock accept 1":
+        reply = mchat.say(how)
+    else:
+        reply = "\n".join(m.text for m in mapp.bot.handle(action_event("mock:1:accept", "bob")))
+    assert "You are away on Fri 04 Dec 2026 (/away list)" in reply
+    assert reply.endswith("/mock accept 1 anyway")
+    assert (
+        row_counts(mapp),
+        [(m.status, m.interviewer_accepted_at) for m in mocks(mapp)],
+    ) == before
+    assert "You're in: mock #1." in mchat.say("/mock accept 1 anyway")
+    assert [m.status for m in mocks(mapp)] == ["scheduled"]
+
+
+def test_accepting_a_mock_on_a_day_the_proposer_is_away_names_them(
+    mchat: Transcript, mapp: App
+) -> None:
+    mchat.send("/mock schedule Fri 15:00 with @bob")
+    mchat.say("/away 2026-12-04")  # alice, after proposing it
+    mchat.send("/as bob")
+    assert "alice is away on Fri 04 Dec 2026" in mchat.say("/mock accept 1")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -11,9 +12,14 @@ from pathlib import Path
 from sqlalchemy import select
 
 from bot.adapters.console.run import run_console
-from bot.bootstrap import App
+from bot.bootstrap import App, bootstrap
+from bot.config import Settings
+from bot.core.bank import QuestionBank
+from bot.core.clock import SimulatedClock
+from bot.core.commands import COMMANDS
+from bot.core.events import Event, EventKind
 from bot.core.messages import Delivery
-from bot.db.models import AttemptRow, DailyPromptRow, UserRow
+from bot.db.models import AttemptRow, ChannelScheduleRow, DailyPromptRow, UserRow
 from tests.support import ANY_KIND, Transcript, row_counts
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -229,3 +235,52 @@ def test_an_admin_only_change_is_refused_to_others_and_writes_nothing(app: App) 
     assert replies[0].text == "Only workspace admins can change a channel's schedule."
     assert row_counts(app) == before
     assert app.bot.handle(studybot("U2", is_admin=True))[0].text.startswith("Paused")
+
+
+def _readme_commands() -> list[str]:
+    """The first column of the README's table of commands, as a user types it."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    table = readme[readme.index("| command | does |") : readme.index("**Dates**")]
+    rows = [line for line in table.splitlines() if line.startswith("| `/")]
+    cells = [re.split(r"(?<!\\)\|", row)[1] for row in rows]
+    return [cell.strip().replace("`", "").replace("\\|", "|") for cell in cells]
+
+
+def test_help_shows_every_row_of_the_readmes_command_table_in_its_order(chat: Transcript) -> None:
+    """One table in the code, one in the README: neither lists a command the other lacks."""
+    (reply,) = chat.send("/help")
+    shown = [line.split(" — ")[0] for block in reply.card.blocks for line in block.splitlines()]
+    assert shown == _readme_commands()
+    groups = [[line.split(" — ")[0] for line in b.splitlines()] for b in reply.card.blocks]
+    assert [g[0].split()[0] for g in groups] == [f"/{name}" for name in COMMANDS]
+
+
+def test_help_on_a_platform_leaves_out_the_console_only_commands(app: App) -> None:
+    event = Event(EventKind.COMMAND, "slack", "T1", "C1", "U1", command="help")
+    (reply,) = app.bot.handle(event)
+    shown = {line.split()[0] for block in reply.card.blocks for line in block.splitlines()}
+    assert "/as" not in shown and "/advance" not in shown and "/studybot" in shown
+
+
+def test_studybot_admins_names_the_consoles_admins_as_on_the_platforms(
+    db_url: str, clock: SimulatedClock, sample_bank: QuestionBank
+) -> None:
+    settings = Settings(studybot_database_url=db_url, studybot_admins="alice")
+    app = bootstrap(settings, clock=clock, bank=sample_bank, auto_migrate=True)
+    try:
+        chat = Transcript(app)
+        chat.start()
+        assert "Only workspace admins" not in chat.say("/studybot schedule 10:00")
+        chat.send("/as bob")
+        assert "Only workspace admins can change a channel's schedule." in chat.say(
+            "/studybot schedule 11:00"
+        )
+        with app.session_factory() as session:
+            assert session.scalar(select(ChannelScheduleRow.local_time)) == "10:00"
+    finally:
+        app.close()
+
+
+def test_without_studybot_admins_whoever_sits_at_the_console_is_an_admin(chat: Transcript) -> None:
+    chat.send("/as bob")
+    assert "Only workspace admins" not in chat.say("/studybot schedule 10:00")

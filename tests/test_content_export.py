@@ -217,7 +217,9 @@ def test_select_packs_by_id_or_file_and_unknown_names(tmp_path: Path) -> None:
     assert [p.pack for p in select_packs(["kinds"], folder)] == ["kinds"]
     by_file = select_packs([str(PACKS_DIR / "sample.yaml")], folder)
     assert [p.pack for p in by_file] == ["sample"]
-    with pytest.raises(UserError, match=r"unknown pack nope \(pack ids in .*: kinds"):
+    with pytest.raises(
+        UserError, match=r"unknown pack nope: name a pack id \(kinds\) or a pack file"
+    ):
         select_packs(["nope"], folder)
     with pytest.raises(ContentError):  # every pack, and one of them is broken
         select_packs([], folder)

@@ -797,3 +797,95 @@ def test_csv_parser_never_crashes(text: str) -> None:
 @given(st.one_of(st.text(max_size=200), _TEXTY.map(lambda t: "Q?:\n- " + t)))
 def test_red_parser_never_crashes(text: str) -> None:
     _pack_or_content_error(parse_red, text)
+
+
+def test_cli_import_to_stdout_without_studybot_packs_is_not_held_to_the_shipped_rules(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A pack printed goes into no folder: the bundled folder's rules (shipped topics only)
+    are not the user's, and neither is its name."""
+    from bot.cli import main
+
+    monkeypatch.delenv("STUDYBOT_PACKS", raising=False)
+    monkeypatch.chdir(tmp_path)
+    argv = ["content", "import", "--from", "opentdb", str(OPENTDB), "--pack", "trivia"]
+    code = main([*argv, "--out", "-"])
+    captured = capsys.readouterr()
+    assert (code, captured.err) == (0, "")
+    assert "pack: trivia" in captured.out and "topic: trivia" in captured.out
+    assert list(tmp_path.iterdir()) == [] and not (PACKS_DIR / "trivia.yaml").exists()
+
+
+def _unreadable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    path = _write(tmp_path, "locked.json", OPENTDB.read_text(encoding="utf-8"))
+    real = Path.read_bytes
+
+    def read_bytes(self: Path) -> bytes:
+        if self == path:
+            raise PermissionError(13, "Permission denied", str(self))
+        return real(self)
+
+    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("case", "expected"),
+    [
+        ("missing input", "missing.json: no such file"),
+        ("input is a directory", "is a directory, not a file to import"),
+        ("unreadable input", "locked.json: cannot read: Permission denied"),
+        ("unknown format", "invalid choice: 'xml' (choose from 'red', 'anki', 'opentdb', 'csv')"),
+        ("input in another format", "not an Anki package (not a zip file)"),
+        ("output folder missing", "no-such-folder: no such directory (create it first)"),
+        ("output is a folder", "is a directory: name the pack file, e.g. "),
+    ],
+)
+@pytest.mark.parametrize("to_stdout", [True, False])
+def test_cli_import_errors_are_friendly_exit_2_and_write_nothing(
+    case: str,
+    expected: str,
+    to_stdout: bool,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from bot.cli import main
+
+    fmt, source, out = "opentdb", OPENTDB, str(tmp_path / "out" / "trivia.yaml")
+    (tmp_path / "out").mkdir()
+    if case == "missing input":
+        source = tmp_path / "missing.json"
+    elif case == "input is a directory":
+        source = tmp_path
+    elif case == "unreadable input":
+        source = _unreadable(tmp_path, monkeypatch)
+    elif case == "unknown format":
+        fmt = "xml"
+    elif case == "input in another format":
+        fmt = "anki"
+        source = _write(tmp_path, "deck.apkg", OPENTDB.read_text(encoding="utf-8"))
+    elif case == "output folder missing":
+        out = str(tmp_path / "no-such-folder" / "trivia.yaml")
+    elif case == "output is a folder":
+        out = str(tmp_path / "out")
+    if to_stdout and case.startswith("output"):
+        pytest.skip("printing the pack names no output file")
+    before = sorted(tmp_path.rglob("*"))
+    argv = ["content", "import", "--from", fmt, str(source), "--pack", "trivia", "--topic", "mig"]
+    code = _exit_code(main, [*argv, "--out", "-" if to_stdout else out])
+    captured = capsys.readouterr()
+    assert code == 2
+    assert captured.out == ""  # nothing half-written on stdout either
+    assert expected in captured.err
+    assert "Traceback" not in captured.err
+    assert sorted(tmp_path.rglob("*")) == before
+
+
+def _exit_code(main: Any, argv: list[str]) -> object:
+    """What the command exits with, argparse's own refusals (SystemExit) included."""
+    try:
+        code: object = main(argv)
+    except SystemExit as exc:
+        code = exc.code
+    return code

@@ -238,3 +238,31 @@ def test_daily_never_posts_a_scheduled_question_before_its_time(
         assert schedule.slot_on(day).astimezone(ZoneInfo(zone_name)).strftime("%H:%M") in text
     else:  # its time has come (the schedule was set after it): posted now, for today
         assert [p.local_date for p in posted] == [day]
+
+
+def _nudges(messages: list) -> list:
+    return [m for m in messages if m.delivery is Delivery.DM and "streak" in m.card.title]
+
+
+def test_no_evening_nudge_for_a_question_the_channel_has_not_posted_by_then(
+    chat: Transcript,
+) -> None:
+    """A channel that posts at 20:00 has asked nothing at 19:00: no "keep your streak" for
+    it (it is still due, and missing it still costs the streak or a freeze)."""
+    chat.send("/daily")
+    chat.send("/answer 7")  # Tuesday 09:00: a 1-day streak
+    chat.send("/studybot schedule 20:00")
+    wednesday_evening = chat.send("/advance 1d") + chat.send("/advance 10h30m")  # Wed 19:30
+    assert not _nudges(wednesday_evening)
+    posted = chat.send("/advance 1h")  # 20:30: the question is out now, the nudge is not sent late
+    assert [m.card.title for m in posted if m.delivery is Delivery.CHANNEL] == [
+        "Daily question · 2026-12-02"
+    ]
+    assert not _nudges(posted)
+
+
+def test_the_evening_nudge_comes_for_a_question_posted_that_morning(chat: Transcript) -> None:
+    chat.send("/daily")
+    chat.send("/answer 7")
+    (nudge,) = _nudges(chat.send("/advance 1d") + chat.send("/advance 10h30m"))  # Wed 19:30
+    assert "1-day streak" in nudge.text and "/daily" in nudge.text

@@ -61,7 +61,7 @@ def latest_quiz(app: App) -> list[str]:
 
 
 def test_goal_is_set_shown_and_ended(mchat: Transcript, mapp: App) -> None:
-    assert "/goal DATE [loop|technical|product|behavioral] | off — an interview date" in (
+    assert "/goal DATE [loop|technical|product|behavioral] · /goal · /goal off — an interview" in (
         mchat.say("/help")
     )
     assert "no interview date set" in mchat.say("/goal")

@@ -9,9 +9,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bot.cli.grade import grade_lines, register, run_grade
-from bot.core.content import load_pack
+from bot.core.content import PACKS_DIR, load_pack
 
 PACK_PATH = Path(__file__).parent / "data" / "grading" / "questions.yaml"
 
@@ -149,3 +151,127 @@ def test_grade_honours_the_reference_backend_setting_as_run_does(
         assert reference.reference_backend() == "lexical"
     finally:
         reference.set_reference_backend("auto")
+
+
+def test_a_bundled_pack_is_named_by_its_id_as_content_lint_names_it(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    by_id = run(capsys, "--pack", "mig", "--id", "mig-first-architecture", "--json", "Ampere")
+    by_file = run(
+        capsys,
+        "--pack",
+        str(PACKS_DIR / "mig.yaml"),
+        "--id",
+        "mig-first-architecture",
+        "--json",
+        "Ampere",
+    )
+    assert by_id == by_file
+    assert by_id[0] == 0 and json.loads(by_id[1])["verdict"] == "correct"
+
+
+def test_a_pack_of_studybot_packs_is_named_by_its_id_too(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    (tmp_path / "ours.yaml").write_text(
+        PACK_PATH.read_text(encoding="utf-8").replace("pack: grading-labelled", "pack: ours"),
+        encoding="utf-8",
+    )
+    monkeypatch.setenv("STUDYBOT_PACKS", str(tmp_path))
+    code, out, _ = run(capsys, "--pack", "ours", "--id", "gl-short-mps", "MPS")
+    assert code == 0 and out.startswith("correct")
+
+
+def test_an_unknown_pack_id_is_one_line_listing_the_pack_ids(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, err = run(capsys, "--pack", "mgi", "--id", "mig-first-architecture", "Ampere")
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1
+    assert err.startswith("studybot grade: unknown pack mgi: name a pack id (")
+    assert all(f" {pack}," in err or f"({pack}," in err for pack in ("behavioral", "mig", "myths"))
+
+
+def test_jsonl_lines_without_an_answer_or_an_id_name_their_line_and_the_rest_are_graded(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    pack = load_pack(PACK_PATH)
+    stream = io.StringIO(
+        '{"id": "gl-short-mps"}\n'
+        "\n"
+        '{"answer": "MPS", "user": "ada"}\n'
+        '{"id": "gl-short-mps", "answer": "MPS"}\n'
+        "{}\n"
+    )
+    out = io.StringIO()
+    assert grade_lines(pack, stream, out) == 0
+    rows = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert rows[0] == {"id": "gl-short-mps", "error": "line 1: no answer field"}
+    assert rows[1] == {"answer": "MPS", "user": "ada", "error": "line 3: no id field"}
+    assert rows[2]["verdict"] == "correct"
+    assert rows[3] == {"error": "line 5: no id and no answer field"}
+    err = capsys.readouterr().err.splitlines()
+    assert err == [
+        "studybot grade: line 1: no answer field",
+        "studybot grade: line 3: no id field",
+        "studybot grade: line 5: no id and no answer field",
+    ]
+
+
+def test_jsonl_keeps_the_fields_of_a_disputes_export_and_puts_the_grade_beside_them() -> None:
+    pack = load_pack(PACK_PATH)
+    exported = {
+        "id": "gl-short-mps",
+        "answer": "MSP",
+        "label": "correct",
+        "score": 1.0,
+        "graded": "incorrect",
+        "graded_score": 0.0,
+        "grader": "1.3",
+    }
+    out = io.StringIO()
+    grade_lines(pack, io.StringIO(json.dumps(exported) + "\n"), out)
+    row = json.loads(out.getvalue())
+    assert {k: row[k] for k in exported} == exported
+    assert row["grade"]["score"] == 0 and row["grade"]["verdict"] == "incorrect"
+    assert row["verdict"] == "incorrect" and row["feedback"] == row["grade"]["feedback"]
+
+
+_FIELD_NAMES = st.sampled_from(
+    [
+        "score",
+        "verdict",
+        "feedback",
+        "matched",
+        "missed",
+        "answered",
+        "grade",
+        "grade_",
+        "error",
+        "user",
+        "n",
+    ]
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.dictionaries(_FIELD_NAMES, st.one_of(st.integers(), st.text(max_size=5), st.none())))
+def test_jsonl_output_is_the_input_unchanged_plus_the_whole_grade(extra: dict[str, object]) -> None:
+    pack = load_pack(PACK_PATH)
+    item = {**extra, "id": "gl-open-nvlink-myth", "answer": "900 GB/s per GPU"}
+    out = io.StringIO()
+    grade_lines(pack, io.StringIO(json.dumps(item) + "\n"), out)
+    row = json.loads(out.getvalue())
+    assert {k: row[k] for k in item} == item
+    new = {k: v for k, v in row.items() if k not in item}
+    grades = [v for v in new.values() if isinstance(v, dict)]
+    assert len(grades) == 1 and set(grades[0]) == {
+        "score",
+        "verdict",
+        "feedback",
+        "matched",
+        "missed",
+    }
+    assert all(new[k] == grades[0][k] for k in new if k in grades[0])
+    if not extra:  # nothing collides: the contract's fields, as they always were
+        assert {k: new[k] for k in grades[0]} == grades[0]

@@ -207,3 +207,17 @@ def test_the_hint_names_the_letters_the_question_has() -> None:
         "t",
     )
     assert "A–B" in grade(bare, "clear").feedback
+
+
+@pytest.mark.parametrize("answer", ["b", "B", "(b)", "C.", "a, c", "A and D", " d ) "])
+def test_choice_letters_to_a_short_question_are_no_answer(answer: str) -> None:
+    """A short question has no choices: a letter names nothing, as a reply naming no choice
+    does in a choice question (the daily, quizzes, live rounds and the CLI alike)."""
+    result = grade(SHORT, answer)
+    assert not result.answered and not _reveals(SHORT, result.feedback)
+    assert result.feedback.startswith("This question has no choices to pick by letter.")
+
+
+@pytest.mark.parametrize("answer", ["band", "a bit", "MIG", "b200"])
+def test_a_short_reply_that_is_more_than_letters_is_still_graded(answer: str) -> None:
+    assert grade(SHORT, answer).answered

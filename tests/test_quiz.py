@@ -298,6 +298,23 @@ def test_weak_topics_come_before_new_questions(qchat: Transcript, quiz_app: App)
     assert current_question(quiz_app).id == seen.id
 
 
+def test_quiz_takes_the_weak_topics_stats_names_a_failed_review_makes_one_weak(
+    qchat: Transcript, quiz_app: App
+) -> None:
+    """/quiz and /stats read weak topics by one rule (``mastery.weakest_topics``): mig
+    averages 75%, yet its last review failed, so /stats calls it weak and /quiz asks it
+    before any new question."""
+    for _ in range(4):  # every mig question: the open one wrong, the three others right
+        qchat.send("/quiz mig 1")
+        question = current_question(quiz_app)
+        (answer_wrong if question.kind == "open" else answer_right)(qchat, quiz_app)
+    assert "Weakest (under 70% on average, or the last review failed): mig (75%)" in qchat.say(
+        "/stats"
+    )
+    qchat.send("/quiz 1")
+    assert current_question(quiz_app).topic == "mig"  # not one of the new mps or cuda ones
+
+
 def test_a_quiz_with_a_difficulty_asks_only_that_difficulty(
     qchat: Transcript, quiz_app: App
 ) -> None:

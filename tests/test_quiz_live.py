@@ -249,3 +249,24 @@ def test_the_next_question_comes_a_moment_after_a_countdown_ran_out(
     posts = [m for m in bob.send("/advance 5s") if m.delivery is Delivery.CHANNEL]
     assert [m.card.title for m in posts] == ["Live quiz · question 2 of 2"]
     assert live_row(quiz_app).asked_at == clock.now()  # the speed bonus counts from here
+
+
+def test_a_bare_letter_to_a_short_question_is_no_answer_and_uses_nothing_up(
+    quiz_app: App, clock: SimulatedClock
+) -> None:
+    alice = chat_for(quiz_app)
+    alice.send("/quiz live mps 2")
+    if live_question(quiz_app).kind != "short":  # the short one comes second: let this one go
+        clock.advance(timedelta(seconds=31))
+        alice.send("/advance 6s")
+    question = live_question(quiz_app)
+    assert question.kind == "short"
+    bob = chat_for(quiz_app, "bob")
+    before = row_counts(quiz_app)
+    for letter in ("b", "B)", "a, c"):
+        (reply,) = bob.send(f"/answer {letter}")
+        assert reply.delivery is Delivery.PRIVATE
+        assert "no choices to pick by letter" in reply.text and "Not quite" not in reply.text
+        assert question.answer_text not in reply.text  # the hint gives nothing away
+    assert row_counts(quiz_app) == before  # no attempt, no streak day, nothing
+    assert "Correct!" in bob.say(f"/answer {right(question)}")  # his one answer is still his

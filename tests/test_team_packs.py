@@ -116,7 +116,10 @@ def test_lint_checks_the_team_packs_with_the_bundled_ones(
 ) -> None:
     monkeypatch.setenv("STUDYBOT_PACKS", str(team_dir))
     assert main(["content", "lint"]) == 0
-    assert capsys.readouterr().out.startswith(f"ok: {bundled_count() + 1} questions")
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[-1].startswith(f"ok: {bundled_count() + 1} questions")
+    assert lines[-2].split()[0] == "team-cluster"  # each pack checked is named, the team's too
+    assert lines[-2].endswith("team-cluster.yaml: 1 question, no examples")
 
     (team_dir / "broken.yaml").write_text(TEAM_PACK.replace('answer: "interns"', 'answer: "x"'))
     assert main(["content", "lint"]) == 1

@@ -209,6 +209,17 @@ def run_lint(args: argparse.Namespace) -> int:
             print(f"  - {line}", file=sys.stderr)
         return 1
     report = lint_report(list(args.paths))
+    width = max((len(p.pack) for p in report.packs), default=0)
+    for checked in report.packs:
+        examples = (
+            f"{checked.examples_held} of {_count(checked.examples, 'example')} hold"
+            if checked.examples
+            else "no examples"
+        )
+        where = _shown(checked.path) if checked.path else "(no file)"
+        print(
+            f"{checked.pack:<{width}}  {where}: {_count(checked.questions, 'question')}, {examples}"
+        )
     held = f"{report.examples_held} of {report.examples} examples hold"
     if report.problems:
         print(
@@ -220,6 +231,19 @@ def run_lint(args: argparse.Namespace) -> int:
         return 1
     print(f"ok: {report.questions} questions, {held}, no problems")
     return 0
+
+
+def _shown(path: Path) -> Path:
+    """``path`` relative to the working directory when it lies inside it (a clone's
+    ``content/packs/mig.yaml``), else as it is."""
+    try:
+        return path.resolve().relative_to(Path.cwd().resolve())
+    except ValueError:
+        return path
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def _fail(action: str, message: str, problems: Sequence[str] = ()) -> int:
@@ -268,7 +292,7 @@ def run_import(args: argparse.Namespace) -> int:
             out=None if args.out is None or to_stdout else Path(args.out),
             force=args.force,
             write=not to_stdout,
-            packs_dir=packs_dir or PACKS_DIR,
+            packs_dir=packs_dir,
             bank=bank,
         )
     except UserError as exc:

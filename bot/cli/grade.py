@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from bot.core.content import Pack, find_question, load_pack
+from bot.core.content import PACKS_DIR, Pack, Question, find_question, load_pack, packs_named
 from bot.core.errors import ConfigError, ContentError, UserError
 from bot.core.grading import grade as rules_grade
 
@@ -18,7 +18,12 @@ if TYPE_CHECKING:
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser("grade", help="grade an answer against a question of a pack")
-    parser.add_argument("--pack", required=True, type=Path, help="the pack file (YAML)")
+    parser.add_argument(
+        "--pack",
+        required=True,
+        metavar="ID|PATH",
+        help="a pack id (a bundled pack or one of STUDYBOT_PACKS, e.g. mig) or a pack file",
+    )
     parser.add_argument("--id", dest="question_id", help="the question id")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument(
@@ -42,11 +47,23 @@ def _grader() -> Grader:
     return build_grader(load_settings())
 
 
+def _pack(name: str) -> Pack:
+    """The pack ``--pack`` names: a file that exists, else a pack id of the bank.
+    Raises UserError or ContentError (a file that does not load)."""
+    if Path(name).is_file():
+        return load_pack(Path(name))
+    from bot.config import load_settings
+
+    return packs_named([name], [PACKS_DIR, *load_settings().pack_dirs])[0]
+
+
 def run_grade(args: argparse.Namespace) -> int:
     try:
-        pack = load_pack(args.pack)
+        pack = _pack(args.pack)
     except ContentError as exc:
         return _fail(f"cannot load pack {args.pack}: {exc.problems[0]}")
+    except (UserError, ConfigError) as exc:
+        return _fail(str(exc))
     try:
         grade = _grader()
     except ConfigError as exc:
@@ -78,31 +95,63 @@ def run_grade(args: argparse.Namespace) -> int:
     return 0
 
 
+GRADE_KEY = "grade"
+
+
 def grade_lines(pack: Pack, stream: TextIO, out: TextIO, grade: Grader = rules_grade) -> int:
-    """Grade one JSON object per line with ``grade``; a bad line gets an ``error`` field,
-    not a crash."""
+    """Grade one JSON object per line with ``grade``, writing one line out per line in.
+
+    The output line is the input object, every field kept as it was, plus the grade: its
+    fields (``score``, ``verdict``, ``feedback``, …) under their own names where the input
+    has no field of that name, and all of them together under ``grade`` (``grade_`` when
+    the input has a ``grade``, and so on). A line that cannot be graded gets an ``error``
+    naming its line number instead, and is told on stderr; the others are graded."""
     by_id = {q.id: q for q in pack.questions}
-    for line in stream:
+    for number, line in enumerate(stream, start=1):
         if not line.strip():
             continue
         try:
             item = json.loads(line)
-            if not isinstance(item, dict):
-                raise ValueError("a line must be a JSON object")
         except ValueError as exc:
-            out.write(json.dumps({"error": f"not a JSON object: {exc}"}) + "\n")
+            out.write(json.dumps({"error": _problem(number, f"not JSON: {exc}")}) + "\n")
             continue
-        question = by_id.get(str(item.get("id")))
-        if question is None:
-            item["error"] = f"no question {item.get('id')!r} in pack {pack.pack!r}"
-        else:
-            try:
-                item.update(
-                    grade(question, str(item.get("answer") or "")).as_dict(
-                        with_points=question.kind == "open"
-                    )
-                )
-            except UserError as exc:
-                item["error"] = str(exc)
-        out.write(json.dumps(item, ensure_ascii=False) + "\n")
+        if not isinstance(item, dict):
+            out.write(json.dumps({"error": _problem(number, "not a JSON object")}) + "\n")
+            continue
+        out.write(json.dumps(_graded(item, number, by_id, pack, grade), ensure_ascii=False))
+        out.write("\n")
     return 0
+
+
+def _graded(
+    item: dict[str, object], number: int, by_id: dict[str, Question], pack: Pack, grade: Grader
+) -> dict[str, object]:
+    missing = [name for name in ("id", "answer") if name not in item]
+    if missing:
+        return _with(item, "error", _problem(number, f"no {' and no '.join(missing)} field"))
+    question = by_id.get(str(item["id"]))
+    if question is None:
+        return _with(
+            item, "error", _problem(number, f"no question {item['id']!r} in pack {pack.pack!r}")
+        )
+    try:
+        result = grade(question, str(item["answer"] or ""))
+    except UserError as exc:
+        return _with(item, "error", _problem(number, str(exc)))
+    fields = result.as_dict(with_points=question.kind == "open")
+    graded = {**item, **{k: v for k, v in fields.items() if k not in item}}
+    return _with(graded, GRADE_KEY, fields)
+
+
+def _with(item: dict[str, object], key: str, value: object) -> dict[str, object]:
+    """``item`` and ``value`` under ``key``, or under ``key`` + underscores where the input
+    already has that name: nothing of the input is overwritten."""
+    while key in item:
+        key += "_"
+    return {**item, key: value}
+
+
+def _problem(number: int, text: str) -> str:
+    message = f"line {number}: {text}"
+    print(f"studybot grade: {message}", file=sys.stderr)
+    return message

@@ -16,8 +16,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from bot.content_io.csv_io import write_csv
-from bot.core.content import Pack, Question, load_pack, load_packs, pack_files
-from bot.core.errors import ContentError, UserError
+from bot.core.content import Pack, Question, load_packs, pack_files, packs_named
+from bot.core.errors import UserError
 
 FORMATS = ("anki", "csv")
 ANKI_HEADERS = ("#separator:tab", "#html:false", "#columns:Front\tBack\tTags", "#tags column:3")
@@ -58,39 +58,12 @@ def write_anki_text(questions: Iterable[Question]) -> str:
 
 def select_packs(names: Sequence[str], directory: Path | Sequence[Path]) -> list[Pack]:
     """The packs to export: every pack of ``directory`` (one, or several: the bank's), or
-    those named by id or file path.
-
-    Raises UserError naming packs that do not exist, and ContentError when a
-    chosen pack does not load (unchosen broken packs are ignored).
-    """
+    those named by id or file path (:func:`bot.core.content.packs_named`, whose errors
+    it raises)."""
     directories = [directory] if isinstance(directory, Path) else list(directory)
-    files = [path for d in directories for path in pack_files(d)]
     if not names:
-        return load_packs(files)
-    by_id: dict[str, Pack] = {}
-    for path in files:
-        try:
-            pack = load_pack(path)
-        except ContentError:
-            continue
-        by_id.setdefault(pack.pack, pack)
-    chosen: list[Pack] = []
-    unknown: list[str] = []
-    for name in dict.fromkeys(names):
-        path = Path(name)
-        if name in by_id:
-            chosen.append(by_id[name])
-        elif path.suffix in (".yaml", ".yml") and path.is_file():
-            chosen.append(load_pack(path))
-        else:
-            unknown.append(name)
-    if unknown:
-        known = ", ".join(sorted(by_id)) or "none"
-        where = ", ".join(map(str, directories))
-        raise UserError(
-            f"unknown pack {', '.join(unknown)} (pack ids in {where}: {known}; or name a pack file)"
-        )
-    return chosen
+        return load_packs(path for d in directories for path in pack_files(d))
+    return packs_named(names, directories)
 
 
 def export_packs(packs: Iterable[Pack], fmt: str) -> str:

@@ -201,7 +201,7 @@ def build(
 
 
 def _write(text: str, target: Path) -> None:
-    target.parent.mkdir(parents=True, exist_ok=True)
+    target.parent.mkdir(parents=True, exist_ok=True)  # a STUDYBOT_PACKS folder not made yet
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as stream:
@@ -220,22 +220,36 @@ def import_file(
     out: Path | None = None,
     force: bool = False,
     write: bool = True,
-    packs_dir: Path = PACKS_DIR,
+    packs_dir: Path | None = PACKS_DIR,
     bank: Sequence[Path] = (),
 ) -> ImportResult:
-    """Import ``path`` (format ``fmt``) as a pack; write it to ``out`` or ``packs_dir/<pack>.yaml``.
+    """Import ``path`` (format ``fmt``) as a pack; write it to ``out`` or ``packs_dir/<pack>.yaml``
+    (``packs_dir`` None, with ``write=False``: a pack checked for no folder, as for printing).
 
     Raises UserError for bad options or an existing file without ``force``,
     and ContentError listing every problem when the input is malformed or the
     pack would not pass lint or reuses an id of a pack in ``bank``. In both cases nothing
     is written. With ``write=False`` the pack is checked and returned but not written.
     """
-    target = out if out is not None else packs_dir / f"{options.pack_id}.yaml"
+    if out is not None:
+        target = out
+    elif packs_dir is not None:
+        target = packs_dir / f"{options.pack_id}.yaml"
+    elif not write:  # checked to be printed, for no folder: no folder's rules apply
+        target = Path(f"{options.pack_id}.yaml")
+    else:
+        raise UserError("where should the pack go? name a file or a packs directory")
+    if target.is_dir():
+        raise UserError(f"{target} is a directory: name the pack file, e.g. {target / 'NAME.yaml'}")
     if target.suffix not in (".yaml", ".yml"):
         raise UserError(f"{target}: a pack file must end in .yaml")
+    if write and out is not None and not target.parent.is_dir():  # a typo, more likely than not
+        raise UserError(f"{target.parent}: no such directory (create it first)")
     if write and target.exists() and not force:
         raise UserError(f"{target} already exists: pass --force to replace it")
-    if not path.is_file():
+    if path.is_dir():
+        raise UserError(f"{path} is a directory, not a file to import")
+    if not path.exists():
         raise UserError(f"{path}: no such file")
     imported = read_source(fmt, path)
     lint_dir = target.parent if out is not None else packs_dir

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import yaml
 
-from bot.core.errors import ContentError
+from bot.core.errors import ContentError, UserError
 from bot.resources import PACKS_DIR as PACKS_DIR  # the bundled packs, for their readers
 from bot.resources import SCHEMA_PATH
 
@@ -504,6 +504,38 @@ def load_packs(paths: Iterable[Path], validated: ValidatedPacks | None = None) -
     if problems:
         raise ContentError(problems)
     return packs
+
+
+def packs_named(names: Sequence[str], directories: Sequence[Path]) -> list[Pack]:
+    """The packs ``names`` name, each by its pack id (a pack of ``directories``: the bank's,
+    bundled first) or by the path of a pack file, in the order named.
+
+    Raises UserError naming what names no pack, with the pack ids there are, and
+    ContentError when a named pack does not load (broken packs nobody named are ignored).
+    """
+    by_id: dict[str, Pack] = {}
+    for path in (path for d in directories for path in pack_files(d)):
+        try:
+            pack = load_pack(path)
+        except ContentError:
+            continue
+        by_id.setdefault(pack.pack, pack)
+    chosen: list[Pack] = []
+    unknown: list[str] = []
+    for name in dict.fromkeys(names):
+        path = Path(name)
+        if name in by_id:
+            chosen.append(by_id[name])
+        elif path.suffix in (".yaml", ".yml") and path.is_file():
+            chosen.append(load_pack(path))
+        else:
+            unknown.append(name)
+    if unknown:
+        known = ", ".join(sorted(by_id)) or "none"
+        raise UserError(
+            f"unknown pack {', '.join(unknown)}: name a pack id ({known}) or a pack file"
+        )
+    return chosen
 
 
 def find_question(pack: Pack, question_id: str) -> Question | None:

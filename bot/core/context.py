@@ -78,11 +78,14 @@ class Context:
 
     @property
     def is_admin(self) -> bool:
-        """Workspace or server admins, the configured admin ids, and the console's user."""
-        event = self.event
-        return (
-            event.is_admin or event.user in self.services.admin_ids or event.platform == "console"
-        )
+        """Workspace or server admins and the configured admin ids (``STUDYBOT_ADMINS``), as
+        on every platform. The console has no admins of its own: there, while no admin id is
+        configured, whoever sits at the terminal (any ``--user`` or ``/as`` name) is one; once
+        some are, only the names they list are."""
+        event, admins = self.event, self.services.admin_ids
+        if event.platform == "console" and not admins:
+            return True
+        return event.is_admin or event.user in admins
 
     @property
     def bank(self) -> QuestionBank:

@@ -68,13 +68,26 @@ QUOTE_CHARS = 80
 
 
 @dataclass(frozen=True, slots=True)
+class PackChecked:
+    """One pack a lint run loaded and checked: its id, its file, its figures."""
+
+    pack: str
+    path: Path | None
+    questions: int
+    examples: int
+    examples_held: int
+
+
+@dataclass(frozen=True, slots=True)
 class LintReport:
-    """What a lint run found: problems, questions checked, and examples that hold."""
+    """What a lint run found: problems, questions checked, and examples that hold; and
+    each pack that loaded (a pack that does not load is one of the problems)."""
 
     problems: list[str]
     questions: int
     examples: int = 0
     examples_held: int = 0
+    packs: tuple[PackChecked, ...] = ()
 
 
 def expand(paths: list[Path]) -> list[Path]:
@@ -107,19 +120,28 @@ def lint_report(paths: list[Path]) -> LintReport:
         except ContentError as exc:
             problems.extend(exc.problems)
     problems.extend(_cross_pack_problems(packs))
+    checked: list[PackChecked] = []
     for pack in packs:
         shipped = _is_shipped(pack.path)
+        pack_examples = pack_held = 0
         for question in pack.questions:
             where = f"{_name(pack)}: question {question.id!r}"
             problems.extend(f"{where}: {p}" for p in question_problems(question, shipped=shipped))
             wrong = example_problems(question)
             problems.extend(f"{where}: {p}" for p in wrong)
-            examples += len(question.examples)
-            held += len(question.examples) - len(wrong)
+            pack_examples += len(question.examples)
+            pack_held += len(question.examples) - len(wrong)
         if shipped:
             problems.extend(_shipped_pack_problems(pack))
+        checked.append(
+            PackChecked(pack.pack, pack.path, len(pack.questions), pack_examples, pack_held)
+        )
+        examples += pack_examples
+        held += pack_held
     problems.extend(duplicate_prompt_problems(packs))
-    return LintReport(problems, sum(len(p.questions) for p in packs), examples, held)
+    return LintReport(
+        problems, sum(len(p.questions) for p in packs), examples, held, tuple(checked)
+    )
 
 
 def problems_beside(pack: Pack, others: Iterable[Pack]) -> list[str]:

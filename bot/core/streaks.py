@@ -46,7 +46,8 @@ Rules
   held; missed due days are covered automatically when enough freezes are held (they keep
   the streak alive but do not lengthen it), else the streak ends.
 - An evening nudge (19:00 in the user's zone) goes to users whose streak is at risk: they
-  have a streak, today is due, and they have not answered yet today.
+  have a streak, today is due by a question posted by then (or, with no channel, by any
+  answer), and they have not answered yet today.
   ``/studybot nudges off`` opts out.
 """
 
@@ -301,8 +302,18 @@ def at_risk(state: StreakState, when: datetime, zone_name: str, due: DueDays = E
     return due.due(local_day(when, zone_name))
 
 
-def due_days(uow: UnitOfWork, user: User, first: date, last: date, zone_name: str) -> DueDays:
-    """The user's due days from ``first`` to ``last`` (their channels' posts, time away)."""
+def due_days(
+    uow: UnitOfWork,
+    user: User,
+    first: date,
+    last: date,
+    zone_name: str,
+    *,
+    posted_by: datetime | None = None,
+) -> DueDays:
+    """The user's due days from ``first`` to ``last`` (their channels' posts, time away);
+    with ``posted_by``, only the posts made by then count (the nudge's: a question posted
+    after it, or not yet, is nothing to be reminded of)."""
     from bot.core.away import AWAY
 
     # A question's own date is at most two dates before the local date it is posted on
@@ -310,7 +321,8 @@ def due_days(uow: UnitOfWork, user: User, first: date, last: date, zone_name: st
     posts = uow[STREAKS].channel_posts(user, first - timedelta(days=2), last)
     scheduled = None
     if posts is not None:
-        days = (due_on(post, zone_name) for post in posts)
+        made = (p for p in posts if posted_by is None or p.at <= posted_by)
+        days = (due_on(post, zone_name) for post in made)
         scheduled = frozenset(d for d in days if d is not None and first <= d <= last)
     return DueDays(scheduled, tuple(uow[AWAY].ranges(user, first, last)))
 
@@ -536,7 +548,9 @@ class StreakNudgeJob:
         for frozen_day in frozen:
             uow[STREAKS].add_day(target.user, frozen_day, answers=0, frozen=True)
         today = local_day(now, target.zone)
-        due = due_days(uow, target.user, today, today, target.zone)
+        # Only a question posted by the nudge's time is one to remind of: a channel that
+        # posts at 20:00 has not asked today's at 19:00.
+        due = due_days(uow, target.user, today, today, target.zone, posted_by=due_at)
         risk = at_risk(settled, now, target.zone, due)
         if now - due_at > services.grace:
             log.warning(

@@ -17,7 +17,7 @@ from enum import StrEnum
 from bot.core.content import Question, RubricPoint
 from bot.core.errors import UserError
 
-GRADER_VERSION = "1.5"  # 1.1: not-an-answer, choices as text, numbers, identifiers
+GRADER_VERSION = "1.6"  # 1.1: not-an-answer, choices as text, numbers, identifiers
 # 1.2: choice gist and exceptions, who a rubric claim is about, negative facts, shorthands
 # 1.3: choices in words (spelt CamelCase names, remarks, "but not", paraphrases, "per X"),
 # terse rubric answers (labels, "to be" left out, possessives)
@@ -26,6 +26,7 @@ GRADER_VERSION = "1.5"  # 1.1: not-an-answer, choices as text, numbers, identifi
 # and rubric points said in other words (half of a point's own words in one sentence)
 # 1.5: short-answer hedges and slips, units of another kind, restated scopes; choice words
 # weighed by what tells rivals apart; rubric notes read line by line, short notes make every point
+# 1.6: choice letters ("b", "A, C") to a short question, which has no choices, are not an answer
 MAX_ANSWER_CHARS = 4000
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffd]+")
 
@@ -123,6 +124,8 @@ def hint(question: Question) -> str:
     if question.kind == "numeric":
         unit = f" in {question.unit}" if question.unit.strip() else ""
         return f'Answer with a number{unit}, for example "about 7".'
+    if question.kind == "short":
+        return "Answer in a word or two of your own."
     return "Answer in a few words or sentences of your own."
 
 
@@ -217,11 +220,17 @@ def _grade_numeric(question: Question, answer: str) -> Grade:
     return Grade(0.0, Verdict.INCORRECT, _feedback(head, question))
 
 
+# Choice letters and nothing else: "b", "(B)", "a, c", "A and D".
+_LETTERS_ONLY = re.compile(r"\W*[a-z](?:(?:\W+|\W*\band\b\W*)[a-z])*\W*", re.IGNORECASE)
+
+
 def _grade_short(question: Question, answer: str) -> Grade:
     from bot.core.grading.short import check_short
 
     if check_short(question, answer):
         return Grade(1.0, Verdict.CORRECT, _feedback("Correct!", question))
+    if _LETTERS_ONLY.fullmatch(answer):  # a choice's letter, where there are no choices
+        return not_an_answer(question, "This question has no choices to pick by letter.")
     head = f"Not quite: the answer is {question.answer_text}."
     return Grade(0.0, Verdict.INCORRECT, _feedback(head, question))
 

@@ -342,13 +342,19 @@ def reschedule(ctx: Context, args: str) -> list[Outgoing]:
 
 
 def accept(ctx: Context, args: str) -> list[Outgoing]:
-    mock = own_mock(ctx, args, lock=True)
+    """``/mock accept ID [anyway]`` (or the Accept button): a mock on a day the acting user
+    or the other person is away is flagged first, as ``/mock schedule`` flags one."""
+    head, anyway = split_anyway(args)
+    mock = own_mock(ctx, head, lock=True)
     if mock.status not in UPCOMING:
         raise UserError(f"Mock #{mock.id} is {STATUS_WORDS[mock.status]}: nothing to accept.")
     if mock.accepted(ctx.user.id):
         raise UserError(f"You already accepted mock #{mock.id}.")
     is_candidate = ctx.user.id == mock.candidate_id
     other_id = mock.interviewer_id if is_candidate else mock.candidate_id
+    if not anyway:
+        other_user = user_by_id(ctx.uow, ctx.workspace, other_id)
+        _check_away(ctx, (ctx.user, other_user), mock.starts_at, f"/mock accept {mock.id}")
     both = other_id is not None and mock.accepted(other_id)
     status = SCHEDULED if (mock.status == SCHEDULED or both) else PROPOSED
     changed = ctx.uow[MOCKS].change(

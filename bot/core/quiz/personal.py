@@ -15,7 +15,7 @@ from bot.core.answers import AnswerKind, AnswerTo, grade_answer, record_answer
 from bot.core.context import Context
 from bot.core.display import displayed, quiz_seed
 from bot.core.errors import UserError
-from bot.core.mastery import WEAK_MEAN
+from bot.core.mastery import weakest_topics
 from bot.core.messages import Button, ButtonStyle, Card, Outgoing, say
 from bot.core.numbers import whole_number
 from bot.core.quiz.common import (
@@ -48,14 +48,12 @@ from bot.core.reviews import (
     review_settings_command,
 )
 from bot.core.srs import REVIEWS
-from bot.core.stats import topic_scores
-
-WEAK_TOPIC = WEAK_MEAN  # topics whose mean score is below this are weak
 
 
 def pick_questions(ctx: Context, request: QuizRequest, *, due_only: bool = False) -> list[str]:
     """Due reviews first (within the day's review limit, most overdue first: see
-    ``srs.plan_reviews``), then weak topics (weakest first), then new questions; then
+    ``srs.plan_reviews``), then weak topics (weakest first, by ``mastery.weakest_topics``,
+    the rule of ``/stats``), then new questions; then
     anything else, so that the quiz has ``n`` questions when it can. Among weak and among
     new ones, the topics of the user's interview come first (``goal.topic_priority``).
     Suspended and buried cards are never asked."""
@@ -76,8 +74,9 @@ def pick_questions(ctx: Context, request: QuizRequest, *, due_only: bool = False
         return [q.id for q in due[: request.n]]
     seed = f"{ctx.user.id}:{now.date().isoformat()}"
     out = {qid for qid, c in cards.items() if not c.active(now)}
-    scores = topic_scores(ctx, ctx.user)
-    weak = {t: s[0] for t, s in scores.items() if s[0] < WEAK_TOPIC}
+    # the weak topics of /stats and a mock's focus=weak, weakest first: one rule for all
+    weakest = weakest_topics(ctx.uow, ctx.bank, ctx.workspace, ctx.user)
+    weak = {topic: rank for rank, (topic, _mean) in enumerate(weakest)}
     chosen = {q.id for q in due} | out
     lead = goal.topic_priority(ctx)
     weak_qs = sorted(
