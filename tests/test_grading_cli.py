@@ -218,7 +218,7 @@ def test_jsonl_lines_without_an_answer_or_an_id_name_their_line_and_the_rest_are
     ]
 
 
-def test_jsonl_keeps_the_fields_of_a_disputes_export_and_puts_the_grade_beside_them() -> None:
+def test_jsonl_grades_a_disputes_export_and_keeps_its_own_score_under_given() -> None:
     pack = load_pack(PACK_PATH)
     exported = {
         "id": "gl-short-mps",
@@ -232,9 +232,11 @@ def test_jsonl_keeps_the_fields_of_a_disputes_export_and_puts_the_grade_beside_t
     out = io.StringIO()
     grade_lines(pack, io.StringIO(json.dumps(exported) + "\n"), out)
     row = json.loads(out.getvalue())
-    assert {k: row[k] for k in exported} == exported
-    assert row["grade"]["score"] == 0 and row["grade"]["verdict"] == "incorrect"
-    assert row["verdict"] == "incorrect" and row["feedback"] == row["grade"]["feedback"]
+    assert row["score"] == 0 and row["verdict"] == "incorrect" and row["feedback"]
+    assert row["given"] == {"score": 1.0}
+    assert {k: row[k] for k in exported if k != "score"} == {
+        k: v for k, v in exported.items() if k != "score"
+    }
 
 
 _FIELD_NAMES = st.sampled_from(
@@ -246,7 +248,7 @@ _FIELD_NAMES = st.sampled_from(
         "missed",
         "answered",
         "grade",
-        "grade_",
+        "given",
         "error",
         "user",
         "n",
@@ -256,22 +258,19 @@ _FIELD_NAMES = st.sampled_from(
 
 @settings(max_examples=60, deadline=None)
 @given(st.dictionaries(_FIELD_NAMES, st.one_of(st.integers(), st.text(max_size=5), st.none())))
-def test_jsonl_output_is_the_input_unchanged_plus_the_whole_grade(extra: dict[str, object]) -> None:
+def test_jsonl_output_is_the_input_plus_the_grade_losing_nothing(extra: dict[str, object]) -> None:
     pack = load_pack(PACK_PATH)
     item = {**extra, "id": "gl-open-nvlink-myth", "answer": "900 GB/s per GPU"}
     out = io.StringIO()
     grade_lines(pack, io.StringIO(json.dumps(item) + "\n"), out)
     row = json.loads(out.getvalue())
-    assert {k: row[k] for k in item} == item
-    new = {k: v for k, v in row.items() if k not in item}
-    grades = [v for v in new.values() if isinstance(v, dict)]
-    assert len(grades) == 1 and set(grades[0]) == {
-        "score",
-        "verdict",
-        "feedback",
-        "matched",
-        "missed",
-    }
-    assert all(new[k] == grades[0][k] for k in new if k in grades[0])
-    if not extra:  # nothing collides: the contract's fields, as they always were
-        assert {k: new[k] for k in grades[0]} == grades[0]
+    grade_fields = {"score", "verdict", "feedback", "matched", "missed"}
+    assert grade_fields <= set(row) and row["verdict"] in {"correct", "partial", "incorrect"}
+    replaced = {k: v for k, v in item.items() if k in grade_fields}
+    kept = {k: v for k, v in item.items() if k not in grade_fields}
+    assert {k: row[k] for k in kept} == kept
+    given = [k for k in row if k not in item and k.startswith("given")]
+    if replaced:
+        assert len(given) == 1 and row[given[0]] == replaced
+    else:
+        assert not given and set(row) == set(item) | grade_fields

@@ -95,17 +95,18 @@ def run_grade(args: argparse.Namespace) -> int:
     return 0
 
 
-GRADE_KEY = "grade"
+GIVEN_KEY = "given"
 
 
 def grade_lines(pack: Pack, stream: TextIO, out: TextIO, grade: Grader = rules_grade) -> int:
     """Grade one JSON object per line with ``grade``, writing one line out per line in.
 
-    The output line is the input object, every field kept as it was, plus the grade: its
-    fields (``score``, ``verdict``, ``feedback``, …) under their own names where the input
-    has no field of that name, and all of them together under ``grade`` (``grade_`` when
-    the input has a ``grade``, and so on). A line that cannot be graded gets an ``error``
-    naming its line number instead, and is told on stderr; the others are graded."""
+    The output line is the input object plus the grade's fields (``score``, ``verdict``,
+    ``feedback``, and ``matched``/``missed``/``answered`` where they apply), as the contract
+    says; an input value a grade field replaces (a disputes export's own ``score``) is kept
+    under ``given`` (``given_`` when the input has a ``given``, and so on). A line that
+    cannot be graded gets an ``error`` naming its line number instead, and is told on
+    stderr; the others are graded."""
     by_id = {q.id: q for q in pack.questions}
     for number, line in enumerate(stream, start=1):
         if not line.strip():
@@ -139,8 +140,9 @@ def _graded(
     except UserError as exc:
         return _with(item, "error", _problem(number, str(exc)))
     fields = result.as_dict(with_points=question.kind == "open")
-    graded = {**item, **{k: v for k, v in fields.items() if k not in item}}
-    return _with(graded, GRADE_KEY, fields)
+    replaced = {k: item[k] for k in fields if k in item}
+    graded = {**item, **fields}
+    return _with(graded, GIVEN_KEY, replaced) if replaced else graded
 
 
 def _with(item: dict[str, object], key: str, value: object) -> dict[str, object]:
