@@ -103,7 +103,7 @@ def _prompt(row: DailyPromptRow | Row[Any], message_ref: str | None = None) -> D
     )
 
 
-def _attempt(row: AttemptRow, feedback: str = "") -> Attempt:
+def _attempt(row: AttemptRow | SimpleNamespace, feedback: str = "") -> Attempt:
     return Attempt(
         user_id=row.user_id,
         workspace_id=row.workspace_id,
@@ -365,7 +365,7 @@ class SqlAttempts(_Repo):
             # Another answer by the same user was scored first: keep this one as practice.
             values.update(scored_prompt_id=None, points=0)
             new_id = insert_row(self.session, AttemptRow, values, skip_conflict=False)
-        row = AttemptRow(id=new_id, **values)
+        row = SimpleNamespace(id=new_id, **values)
         insert_row(
             self.session,
             AttemptGradeRow,
