@@ -212,23 +212,30 @@ class SqlUsers(_Repo):
             {"workspace_id": workspace.id, "external_id": external_id},
         ).one_or_none()
         if found is None:
-            query = select(UserRow).where(
-                UserRow.workspace_id == workspace.id, UserRow.external_id == external_id
-            )
-            row = self._insert_or_get(
-                UserRow,
-                {
-                    "workspace_id": workspace.id,
-                    "external_id": external_id,
-                    "name": name or external_id,
-                    "timezone": timezone,
-                    "nudges": True,
-                    "created_at": self.clock.now(),
-                },
-                query,
-            )
-            return _user(row)
+            return self.create(workspace, external_id, name, timezone)
         return self.kept(_user(found), name, timezone)
+
+    def create(
+        self, workspace: Workspace, external_id: str, name: str, timezone: str | None
+    ) -> User:
+        """The user, who was not there a moment ago: inserted, or as another transaction
+        created it meanwhile."""
+        query = select(UserRow).where(
+            UserRow.workspace_id == workspace.id, UserRow.external_id == external_id
+        )
+        row = self._insert_or_get(
+            UserRow,
+            {
+                "workspace_id": workspace.id,
+                "external_id": external_id,
+                "name": name or external_id,
+                "timezone": timezone,
+                "nudges": True,
+                "created_at": self.clock.now(),
+            },
+            query,
+        )
+        return _user(row)
 
     def kept(self, user: User, name: str, timezone: str | None) -> User:
         """``user`` as found, with a newly reported ``name`` or a first known ``timezone``
@@ -275,6 +282,11 @@ class SqlChannels(_Repo):
         ).one_or_none()
         if found is not None:
             return _channel(found)
+        return self.create(workspace, external_id, name)
+
+    def create(self, workspace: Workspace, external_id: str, name: str = "") -> Channel:
+        """The channel, which was not there a moment ago: inserted, or as another
+        transaction created it meanwhile."""
         query = select(ChannelRow).where(
             ChannelRow.workspace_id == workspace.id, ChannelRow.external_id == external_id
         )
@@ -330,11 +342,11 @@ class SqlActors(_Repo):
         values = found._mapping
         where = Workspace(*(values[c] for c in _ACTOR_WORKSPACE))
         if values["u_id"] is None:
-            who = users.ensure(where, user, user_name, user_tz)
+            who = users.create(where, user, user_name, user_tz)
         else:
             who = users.kept(User(*(values[c] for c in _ACTOR_USER)), user_name, user_tz)
         if values["c_id"] is None:
-            place = SqlChannels(self.session, self.clock).ensure(where, channel)
+            place = SqlChannels(self.session, self.clock).create(where, channel)
         else:
             place = Channel(*(values[c] for c in _ACTOR_CHANNEL))
         return Actor(where, who, place)
@@ -360,28 +372,89 @@ class SqlAttempts(_Repo):
         }
         # The only unique constraint: one scored attempt per user and prompt.
         scored = values["scored_prompt_id"] is not None
+        if self.session.connection().dialect.name == "postgresql":
+            new_id = self._add_graded(values, attempt.feedback, skip_conflict=scored)
+            if new_id is None:
+                # Another answer by the same user was scored first: keep this one as practice.
+                values.update(scored_prompt_id=None, points=0)
+                new_id = self._add_graded(values, attempt.feedback, skip_conflict=False)
+            return _attempt(SimpleNamespace(id=new_id, **values), attempt.feedback)
         new_id = insert_row(self.session, AttemptRow, values, skip_conflict=scored)
         if new_id is None:
-            # Another answer by the same user was scored first: keep this one as practice.
-            values.update(scored_prompt_id=None, points=0)
+            values.update(scored_prompt_id=None, points=0)  # kept as practice, as above
             new_id = insert_row(self.session, AttemptRow, values, skip_conflict=False)
-        row = SimpleNamespace(id=new_id, **values)
         insert_row(
             self.session,
             AttemptGradeRow,
             {
-                "attempt_id": row.id,
-                "grader_version": row.grader_version,
-                "grader_model": row.grader_model,
-                "content_hash": row.content_hash,
-                "score": row.score,
-                "verdict": row.verdict,
+                "attempt_id": new_id,
+                "grader_version": values["grader_version"],
+                "grader_model": values["grader_model"],
+                "content_hash": values["content_hash"],
+                "score": values["score"],
+                "verdict": values["verdict"],
                 "feedback": attempt.feedback,
-                "graded_at": attempt.answered_at,
+                "graded_at": values["answered_at"],
             },
             skip_conflict=False,
         )
-        return _attempt(row, attempt.feedback)
+        return _attempt(SimpleNamespace(id=new_id, **values), attempt.feedback)
+
+    def _add_graded(self, values: dict[str, Any], feedback: str, *, skip_conflict: bool) -> Any:
+        """PostgreSQL: the attempt and its first grade in one statement (one round trip); the
+        attempt's id, or None when the unique constraint kept it out (and so its grade)."""
+        return run(
+            self.session, _ATTEMPT_WITH_GRADE[skip_conflict], {**values, "feedback": feedback}
+        ).scalar()
+
+
+def _attempt_with_grade(skip_conflict: bool) -> Any:
+    """``WITH new AS (INSERT INTO attempt … RETURNING id), grade AS (INSERT INTO
+    attempt_grade … SELECT new.id, …) SELECT id FROM new``: the grade is the attempt's own
+    (its grader, score and verdict, graded when answered), with ``feedback``."""
+    attempt_table: Any = AttemptRow.__table__
+    grade_table: Any = AttemptGradeRow.__table__
+    attempts, grades = attempt_table.c, grade_table.c
+    insert = postgresql.insert(attempt_table).values(
+        {name: bindparam(name, type_=attempts[name].type) for name in _ATTEMPT_VALUES}
+    )
+    if skip_conflict:
+        insert = insert.on_conflict_do_nothing()
+    new = insert.returning(attempts.id).cte("new_attempt")
+    same = ("grader_version", "grader_model", "content_hash", "score", "verdict")
+    grade = (
+        postgresql.insert(grade_table)
+        .from_select(
+            ["attempt_id", *same, "feedback", "graded_at"],
+            select(
+                new.c.id,
+                *(bindparam(name, type_=grades[name].type) for name in same),
+                bindparam("feedback", type_=grades.feedback.type),
+                bindparam("answered_at", type_=grades.graded_at.type),
+            ),
+        )
+        .cte("new_grade")
+    )
+    return select(new.c.id).add_cte(grade)
+
+
+_ATTEMPT_VALUES = (
+    "workspace_id",
+    "user_id",
+    "question_id",
+    "daily_prompt_id",
+    "scored_prompt_id",
+    "quiz_session_id",
+    "answer",
+    "score",
+    "verdict",
+    "points",
+    "grader_version",
+    "grader_model",
+    "content_hash",
+    "answered_at",
+)
+_ATTEMPT_WITH_GRADE = {skip: _attempt_with_grade(skip) for skip in (True, False)}
 
 
 class SqlOutbox(_Repo):
