@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import logging
 import sys
 
@@ -60,6 +61,11 @@ def run_bot(_args: argparse.Namespace) -> int:
         return 2
     try:
         adapters = build_adapters(app, settings)
+        # What start-up built (the question bank, SQLAlchemy's mappers, the frameworks) lives
+        # as long as the process: out of the collector's way, a full collection no longer
+        # walks it (~150,000 objects, a 100 ms pause in the middle of answering clicks).
+        gc.collect()
+        gc.freeze()
         log.info(
             "studybot %s starting on %s: database %s, %d questions",
             __version__,
