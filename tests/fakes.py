@@ -31,10 +31,12 @@ from bot.core.goal import GOALS, Goal
 from bot.core.leaderboard import LEADERBOARD, BoardRow, TeamScore
 from bot.core.messages import OUTBOX, Outgoing
 from bot.core.model import (
+    ACTORS,
     ATTEMPTS,
     CHANNELS,
     USERS,
     WORKSPACES,
+    Actor,
     Attempt,
     Channel,
     DailyPrompt,
@@ -182,6 +184,24 @@ class FakeChannels(_Repo):
         changed = replace(self.s.channels[channel.id], live_seconds=seconds)
         self.s.channels[channel.id] = changed
         return changed
+
+
+class FakeActors(_Repo):
+    def ensure(
+        self,
+        platform: str,
+        workspace: str,
+        user: str,
+        channel: str,
+        user_name: str = "",
+        user_tz: str | None = None,
+    ) -> Actor:
+        where = FakeWorkspaces(self.s, self.clock).ensure(platform, workspace)
+        return Actor(
+            where,
+            FakeUsers(self.s, self.clock).ensure(where, user, user_name, user_tz),
+            FakeChannels(self.s, self.clock).ensure(where, channel),
+        )
 
 
 class FakeAttempts(_Repo):
@@ -550,6 +570,7 @@ FAKES: dict[Port[Any], type[_Repo]] = {
     WORKSPACES: FakeWorkspaces,
     USERS: FakeUsers,
     CHANNELS: FakeChannels,
+    ACTORS: FakeActors,
     ATTEMPTS: FakeAttempts,
     OUTBOX: FakeOutbox,
     REVIEWS: FakeReviews,

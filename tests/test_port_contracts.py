@@ -18,7 +18,17 @@ from bot.core.events import DELIVERIES
 from bot.core.goal import GOALS
 from bot.core.leaderboard import LEADERBOARD
 from bot.core.messages import OUTBOX, Card, Delivery, Outgoing
-from bot.core.model import ATTEMPTS, CHANNELS, USERS, WORKSPACES, Attempt, Channel, DailyPrompt
+from bot.core.model import (
+    ACTORS,
+    ATTEMPTS,
+    CHANNELS,
+    USERS,
+    WORKSPACES,
+    Actor,
+    Attempt,
+    Channel,
+    DailyPrompt,
+)
 from bot.core.ports import UnitOfWork
 from bot.core.seasons import SEASONS
 from bot.core.srs import REVIEWS, ReviewCard
@@ -125,6 +135,35 @@ def test_ensure_gives_the_same_records_in_later_units_of_work(storage: Storage) 
         assert uow[USERS].find(workspace, "u1") == [named]
         assert uow[USERS].get(workspace, user.id) == named
         uow.commit()
+
+
+def test_an_events_actor_is_what_the_three_ensures_give(storage: Storage) -> None:
+    with storage.uow() as uow:  # nothing known yet: all three are created
+        first = uow[ACTORS].ensure("slack", "T1", "U1", "C1", "Ann", "Asia/Tokyo")
+        uow.commit()
+    assert (first.user.name, first.user.timezone, first.channel.name) == ("Ann", "Asia/Tokyo", "C1")
+    with storage.uow() as uow:
+        workspace = uow[WORKSPACES].ensure("slack", "T1")
+        assert first == Actor(
+            workspace, uow[USERS].ensure(workspace, "U1"), uow[CHANNELS].ensure(workspace, "C1")
+        )
+        # all known: found as they are; a new name is kept, a known zone is not replaced
+        again = uow[ACTORS].ensure("slack", "T1", "U1", "C1", "Annie", "Europe/Paris")
+        assert again == replace(first, user=replace(first.user, name="Annie"))
+        # a new user and a new channel of a known workspace
+        other = uow[ACTORS].ensure("slack", "T1", "U2", "C2")
+        assert other.workspace == workspace
+        assert (other.user.external_id, other.user.name, other.user.timezone) == ("U2", "U2", None)
+        assert other.user.id != first.user.id and other.channel.id != first.channel.id
+        # the same platform ids in another workspace are other people and places
+        elsewhere = uow[ACTORS].ensure("slack", "T2", "U1", "C1")
+        assert elsewhere.workspace.id != workspace.id
+        assert elsewhere.user.id not in (first.user.id, other.user.id)
+        assert elsewhere.channel.id not in (first.channel.id, other.channel.id)
+        uow.commit()
+    with storage.uow() as uow:
+        assert uow[ACTORS].ensure("slack", "T1", "U1", "C1") == again
+        assert uow[ACTORS].ensure("slack", "T1", "U2", "C2") == other
 
 
 def test_nothing_of_one_workspace_is_visible_in_another(storage: Storage, qid: str) -> None:

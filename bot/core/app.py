@@ -16,7 +16,7 @@ from bot.core.context import Context, Services
 from bot.core.errors import UserError
 from bot.core.events import DELIVERIES, Event, EventKind
 from bot.core.messages import Outgoing, say
-from bot.core.model import CHANNELS, USERS, WORKSPACES
+from bot.core.model import ACTORS
 from bot.core.ports import UnitOfWork
 from bot.core.router import route_answer
 
@@ -64,10 +64,15 @@ class StudyBot:
             return first
 
     def _context(self, uow: UnitOfWork, event: Event) -> Context:
-        workspace = uow[WORKSPACES].ensure(event.platform, event.workspace)
-        user = uow[USERS].ensure(workspace, event.user, event.user_name, event.user_tz)
-        channel = uow[CHANNELS].ensure(workspace, event.channel)
-        return Context(uow, self.services, event, workspace, user, channel)
+        actor = uow[ACTORS].ensure(
+            event.platform,
+            event.workspace,
+            event.user,
+            event.channel,
+            event.user_name,
+            event.user_tz,
+        )
+        return Context(uow, self.services, event, actor.workspace, actor.user, actor.channel)
 
     def _route(self, ctx: Context) -> list[Outgoing]:
         event = ctx.event

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import replace
+from functools import lru_cache
 from typing import Final, overload
 
 from bot.core.content import Question
@@ -84,6 +85,12 @@ def displayed(question: Question | None, seed: str | None) -> Question | None:
     question for other kinds, for no seed, or for None)."""
     if question is None or seed is None or question.kind not in SHUFFLED_KINDS:
         return question
+    return _shown(question, seed)
+
+
+@lru_cache(maxsize=1024)
+def _shown(question: Question, seed: str) -> Question:
+    # kept: every card, grade and reveal of a post or session asks for the same copy
     order = display_order(question, seed)
     return question if order == question.choices else replace(question, choices=order)
 

@@ -77,6 +77,15 @@ class Attempt:
     grader_model: str = ""  # the judge's model when a judge took part in the grade
 
 
+@dataclass(frozen=True, slots=True)
+class Actor:
+    """Who acts, and where: an event's workspace, user and channel."""
+
+    workspace: Workspace
+    user: User
+    channel: Channel
+
+
 class WorkspaceRepository(Protocol):
     def ensure(self, platform: str, external_id: str, name: str = "") -> Workspace:
         """The workspace with this platform id, created on first sight."""
@@ -119,7 +128,25 @@ class AttemptRepository(Protocol):
         ...
 
 
+class ActorRepository(Protocol):
+    def ensure(
+        self,
+        platform: str,
+        workspace: str,
+        user: str,
+        channel: str,
+        user_name: str = "",
+        user_tz: str | None = None,
+    ) -> Actor:
+        """The workspace, user and channel of an event, by their platform ids: what
+        ``WORKSPACES``, ``USERS`` and ``CHANNELS``' ``ensure`` give (each created on first
+        sight, a newly reported name or zone kept), found in one read when all three are
+        known."""
+        ...
+
+
 WORKSPACES = Port[WorkspaceRepository]("workspaces")
 USERS = Port[UserRepository]("users")
 CHANNELS = Port[ChannelRepository]("channels")
 ATTEMPTS = Port[AttemptRepository]("attempts")
+ACTORS = Port[ActorRepository]("actors")

@@ -24,12 +24,13 @@ from sqlalchemy import (
     distinct,
     func,
     literal,
+    or_,
     select,
     update,
 )
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
-from sqlalchemy.orm.util import identity_key
 
 from bot.core.away import AwayPeriod
 from bot.core.clock import Clock
@@ -63,7 +64,7 @@ from bot.db.models import (
     UserRow,
     WorkspaceRow,
 )
-from bot.db.repositories import OUTBOX_ADDED, _channel, _prompt, _user, insert_row
+from bot.db.repositories import OUTBOX_ADDED, _channel, _prompt, _user, insert_row, run
 
 INSERT_CHUNK = 500
 
@@ -206,7 +207,7 @@ class SqlDaily(_Repo):
         return found
 
     def _one(self, query: Any, **params: Any) -> DailyPrompt | None:
-        found = self.session.execute(query, params).one_or_none()
+        found = run(self.session, query, params).one_or_none()
         return None if found is None else _prompt(found, found.message_ref or None)
 
     def for_date(self, channel: Channel, local_date: date) -> DailyPrompt | None:
@@ -502,6 +503,25 @@ _STREAK_UPDATE = (
 )
 
 
+_ACTIVITY_UPSERTS: dict[str, Any] = {}
+
+
+def _activity_upsert(dialect: str) -> Any:
+    """``INSERT … ON CONFLICT (user_id, local_date) DO UPDATE`` adding the answers and keeping
+    a frozen day frozen; built once per dialect."""
+    if dialect not in _ACTIVITY_UPSERTS:
+        table: Any = ActivityDayRow.__table__
+        stmt: Any = (postgresql.insert if dialect == "postgresql" else sqlite.insert)(table)
+        _ACTIVITY_UPSERTS[dialect] = stmt.on_conflict_do_update(
+            index_elements=[table.c.user_id, table.c.local_date],
+            set_={
+                "answers": table.c.answers + stmt.excluded.answers,
+                "frozen": or_(table.c.frozen, stmt.excluded.frozen),
+            },
+        )
+    return _ACTIVITY_UPSERTS[dialect]
+
+
 class SqlStreaks(_Repo):
     def __init__(self, session: Session, clock: Clock) -> None:
         super().__init__(session, clock)
@@ -511,8 +531,10 @@ class SqlStreaks(_Repo):
         self._locked: dict[int, Row[Any] | None] = {}
 
     def _row(self, user: User) -> Row[Any] | None:
-        row = self.session.execute(
-            _STREAK_FOR_UPDATE, {"user_id": user.id, "workspace_id": user.workspace_id}
+        row = run(
+            self.session,
+            _STREAK_FOR_UPDATE,
+            {"user_id": user.id, "workspace_id": user.workspace_id},
         ).one_or_none()
         self._locked[user.id] = row
         return row
@@ -534,7 +556,8 @@ class SqlStreaks(_Repo):
                 return
             row = self._row(user)  # another transaction created it first
             assert row is not None
-        self.session.execute(
+        run(
+            self.session,
             _STREAK_UPDATE,
             {"key_user": user.id, "key_workspace": user.workspace_id, **self._values(state)},
         )
@@ -551,30 +574,24 @@ class SqlStreaks(_Repo):
         }
 
     def add_day(self, user: User, day: date, *, answers: int = 1, frozen: bool = False) -> None:
-        # Usually the day's first activity: insert at once, and read the row only when it
-        # is there already (in this transaction's identity map, or after a conflict).
-        row = self.session.identity_map.get(identity_key(ActivityDayRow, (user.id, day)))
-        if row is None:
-            inserted = insert_row(
-                self.session,
-                ActivityDayRow,
-                {
-                    "user_id": user.id,
-                    "local_date": day,
-                    "workspace_id": user.workspace_id,
-                    "answers": answers,
-                    "frozen": frozen,
-                },
-            )
-            if inserted is not None:
-                return
-            row = self.session.get_one(ActivityDayRow, (user.id, day))
-        row.answers += answers
-        row.frozen = row.frozen or frozen
+        # One upsert: the day's first activity inserts the row, later ones add to it.
+        run(
+            self.session,
+            _activity_upsert(self.session.connection().dialect.name),
+            {
+                "user_id": user.id,
+                "local_date": day,
+                "workspace_id": user.workspace_id,
+                "answers": answers,
+                "frozen": frozen,
+            },
+        )
 
     def days(self, user: User, first: date, last: date) -> dict[date, DayMark]:
-        rows = self.session.scalars(
-            select(ActivityDayRow).where(
+        # columns, not ORM objects: ``add_day`` writes the rows with an upsert, which an
+        # identity map would not see
+        rows = self.session.execute(
+            select(ActivityDayRow.local_date, ActivityDayRow.answers, ActivityDayRow.frozen).where(
                 ActivityDayRow.user_id == user.id,
                 ActivityDayRow.workspace_id == user.workspace_id,
                 ActivityDayRow.local_date >= first,

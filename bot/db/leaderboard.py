@@ -25,7 +25,7 @@ from bot.db.models import (
     WeeklyRecapRow,
     WorkspaceRow,
 )
-from bot.db.repositories import _channel, _Repo, _workspace
+from bot.db.repositories import _channel, _Repo, _workspace, run
 
 PB = PointsBucketRow
 _UPSERTS: dict[str, Any] = {}
@@ -63,7 +63,7 @@ class SqlLeaderboard(_Repo):
         # One statement, built once per dialect, run with a parameter set per period; no
         # autoflush: the points rows refer to nothing the session may hold unflushed.
         with self.session.no_autoflush:
-            self.session.execute(_upsert(self.session.get_bind().dialect.name), values)
+            run(self.session, _upsert(self.session.connection().dialect.name), values)
 
     def _scoped(self, query: Any, workspace: Workspace, period: str, team_id: int | None) -> Any:
         query = query.where(PB.workspace_id == workspace.id, PB.period == period, PB.points > 0)

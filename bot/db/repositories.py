@@ -8,16 +8,17 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import UTC, datetime
-from typing import Any, TypeVar, cast
+from types import SimpleNamespace
+from typing import Any
 
-from sqlalchemy import Row, Select, bindparam, func, or_, select, update
+from sqlalchemy import CursorResult, Row, Select, and_, bindparam, func, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from bot.core.clock import Clock
 from bot.core.messages import Outgoing, to_payload
-from bot.core.model import Attempt, Channel, DailyPrompt, User, Workspace
+from bot.core.model import Actor, Attempt, Channel, DailyPrompt, User, Workspace
 from bot.db.models import (
     AttemptGradeRow,
     AttemptRow,
@@ -28,7 +29,6 @@ from bot.db.models import (
     WorkspaceRow,
 )
 
-_R = TypeVar("_R")
 OUTBOX_ADDED = "studybot.outbox_added"  # session.info flag: this transaction queued messages
 
 
@@ -59,6 +59,29 @@ _CHANNEL_BY_EXTERNAL_ID = select(*ChannelRow.__table__.c).where(
     ChannelRow.workspace_id == bindparam("workspace_id"),
     ChannelRow.external_id == bindparam("external_id"),
 )
+# An event's workspace, user and channel in one read (``SqlActors``): the workspace, with
+# the user and the channel where they exist; columns in the records' field order.
+_W, _U, _C = WorkspaceRow.__table__.c, UserRow.__table__.c, ChannelRow.__table__.c
+_ACTOR_WORKSPACE = ("w_id", "w_platform", "w_external_id", "w_name", "w_timezone")
+_ACTOR_USER = ("u_id", "u_workspace_id", "u_external_id", "u_name", "u_timezone", "u_nudges")
+_ACTOR_CHANNEL = ("c_id", "c_workspace_id", "c_external_id", "c_name", "c_live_seconds")
+_ACTOR = (
+    select(
+        *(_W[name[2:]].label(name) for name in _ACTOR_WORKSPACE),
+        *(_U[name[2:]].label(name) for name in _ACTOR_USER),
+        *(_C[name[2:]].label(name) for name in _ACTOR_CHANNEL),
+    )
+    .select_from(
+        WorkspaceRow.__table__.outerjoin(
+            UserRow.__table__,
+            and_(_U.workspace_id == _W.id, _U.external_id == bindparam("user")),
+        ).outerjoin(
+            ChannelRow.__table__,
+            and_(_C.workspace_id == _W.id, _C.external_id == bindparam("channel")),
+        )
+    )
+    .where(_W.platform == bindparam("platform"), _W.external_id == bindparam("workspace"))
+)
 _USER_UPDATE = (
     update(UserRow)
     .where(UserRow.id == bindparam("user_id"))
@@ -80,7 +103,7 @@ def _prompt(row: DailyPromptRow | Row[Any], message_ref: str | None = None) -> D
     )
 
 
-def _attempt(row: AttemptRow, feedback: str = "") -> Attempt:
+def _attempt(row: AttemptRow | SimpleNamespace, feedback: str = "") -> Attempt:
     return Attempt(
         user_id=row.user_id,
         workspace_id=row.workspace_id,
@@ -101,6 +124,17 @@ def _attempt(row: AttemptRow, feedback: str = "") -> Attempt:
     )
 
 
+def run(session: Session, statement: Any, params: Any = None) -> CursorResult[Any]:
+    """Run a Core ``statement`` on ``session``'s connection, in its transaction.
+
+    What ``Session.execute`` does for a Core statement, less its ORM layer (half the cost of
+    a statement on the answer path): pending ORM changes are flushed first, as autoflush
+    would (``no_autoflush`` is respected), and nothing joins the identity map."""
+    if session.autoflush:
+        session.flush()
+    return session.connection().execute(statement, params)
+
+
 _INSERTS: dict[tuple[str, str, bool], Any] = {}
 
 
@@ -113,7 +147,7 @@ def insert_row(
     The key, or None when a unique constraint kept the row out. No savepoint and no ORM
     object: the statement is built once per dialect and table, and the session's identity
     map does not hold the row (read it with a query, or build a detached one)."""
-    dialect = session.get_bind().dialect.name
+    dialect = session.connection().dialect.name
     cache_key = (dialect, model.__tablename__, skip_conflict)
     stmt = _INSERTS.get(cache_key)
     if stmt is None:
@@ -123,7 +157,7 @@ def insert_row(
             stmt = stmt.on_conflict_do_nothing()
         stmt = stmt.returning(next(iter(table.primary_key.columns)))
         _INSERTS[cache_key] = stmt
-    return session.execute(stmt, values).scalar()
+    return run(session, stmt, values).scalar()
 
 
 class _Repo:
@@ -131,22 +165,23 @@ class _Repo:
         self.session = session
         self.clock = clock
 
-    def _insert_or_get(self, model: type[_R], values: dict[str, Any], lookup: Select[Any]) -> _R:
+    def _insert_or_get(self, model: Any, values: dict[str, Any], lookup: Select[Any]) -> Any:
         """Insert a ``model`` row of ``values`` (``INSERT … ON CONFLICT DO NOTHING``, no
         savepoint); if a unique constraint hits, return the row another transaction (or
-        worker) created first. A new row comes back detached, for reading."""
+        worker) created first. A new row comes back as its values and id, for reading (no
+        ORM object)."""
         new_id = insert_row(self.session, model, values)
         if new_id is None:
-            existing: _R = self.session.scalars(lookup).one()
-            return existing
-        row: _R = cast(Any, model)(id=new_id, **values)
-        return row
+            return self.session.scalars(lookup).one()
+        return SimpleNamespace(id=new_id, **values)
 
 
 class SqlWorkspaces(_Repo):
     def ensure(self, platform: str, external_id: str, name: str = "") -> Workspace:
-        found = self.session.execute(
-            _WORKSPACE_BY_EXTERNAL_ID, {"platform": platform, "external_id": external_id}
+        found = run(
+            self.session,
+            _WORKSPACE_BY_EXTERNAL_ID,
+            {"platform": platform, "external_id": external_id},
         ).one_or_none()
         if found is not None:
             return _workspace(found)
@@ -171,34 +206,47 @@ class SqlUsers(_Repo):
     def ensure(
         self, workspace: Workspace, external_id: str, name: str = "", timezone: str | None = None
     ) -> User:
-        found = self.session.execute(
-            _USER_BY_EXTERNAL_ID, {"workspace_id": workspace.id, "external_id": external_id}
+        found = run(
+            self.session,
+            _USER_BY_EXTERNAL_ID,
+            {"workspace_id": workspace.id, "external_id": external_id},
         ).one_or_none()
         if found is None:
-            query = select(UserRow).where(
-                UserRow.workspace_id == workspace.id, UserRow.external_id == external_id
-            )
-            row = self._insert_or_get(
-                UserRow,
-                {
-                    "workspace_id": workspace.id,
-                    "external_id": external_id,
-                    "name": name or external_id,
-                    "timezone": timezone,
-                    "nudges": True,
-                    "created_at": self.clock.now(),
-                },
-                query,
-            )
-            return _user(row)
-        user = _user(found)
+            return self.create(workspace, external_id, name, timezone)
+        return self.kept(_user(found), name, timezone)
+
+    def create(
+        self, workspace: Workspace, external_id: str, name: str, timezone: str | None
+    ) -> User:
+        """The user, who was not there a moment ago: inserted, or as another transaction
+        created it meanwhile."""
+        query = select(UserRow).where(
+            UserRow.workspace_id == workspace.id, UserRow.external_id == external_id
+        )
+        row = self._insert_or_get(
+            UserRow,
+            {
+                "workspace_id": workspace.id,
+                "external_id": external_id,
+                "name": name or external_id,
+                "timezone": timezone,
+                "nudges": True,
+                "created_at": self.clock.now(),
+            },
+            query,
+        )
+        return _user(row)
+
+    def kept(self, user: User, name: str, timezone: str | None) -> User:
+        """``user`` as found, with a newly reported ``name`` or a first known ``timezone``
+        written (a zone once known is not replaced by the one a platform reports later)."""
         changes: dict[str, Any] = {}
         if name and user.name != name:
             changes["name"] = name
         if timezone and user.timezone is None:
             changes["timezone"] = timezone
         if changes:
-            self.session.execute(_USER_UPDATE.values(**changes), {"user_id": user.id})
+            run(self.session, _USER_UPDATE.values(**changes), {"user_id": user.id})
             user = replace(user, **changes)
         return user
 
@@ -227,11 +275,18 @@ class SqlUsers(_Repo):
 
 class SqlChannels(_Repo):
     def ensure(self, workspace: Workspace, external_id: str, name: str = "") -> Channel:
-        found = self.session.execute(
-            _CHANNEL_BY_EXTERNAL_ID, {"workspace_id": workspace.id, "external_id": external_id}
+        found = run(
+            self.session,
+            _CHANNEL_BY_EXTERNAL_ID,
+            {"workspace_id": workspace.id, "external_id": external_id},
         ).one_or_none()
         if found is not None:
             return _channel(found)
+        return self.create(workspace, external_id, name)
+
+    def create(self, workspace: Workspace, external_id: str, name: str = "") -> Channel:
+        """The channel, which was not there a moment ago: inserted, or as another
+        transaction created it meanwhile."""
         query = select(ChannelRow).where(
             ChannelRow.workspace_id == workspace.id, ChannelRow.external_id == external_id
         )
@@ -242,6 +297,7 @@ class SqlChannels(_Repo):
                 "external_id": external_id,
                 "name": name or external_id,
                 "created_at": self.clock.now(),
+                "live_seconds": None,
             },
             query,
         )
@@ -258,6 +314,42 @@ class SqlChannels(_Repo):
         row.live_seconds = seconds
         self.session.flush()
         return _channel(row)
+
+
+class SqlActors(_Repo):
+    def ensure(
+        self,
+        platform: str,
+        workspace: str,
+        user: str,
+        channel: str,
+        user_name: str = "",
+        user_tz: str | None = None,
+    ) -> Actor:
+        found = run(
+            self.session,
+            _ACTOR,
+            {"platform": platform, "workspace": workspace, "user": user, "channel": channel},
+        ).one_or_none()
+        users = SqlUsers(self.session, self.clock)
+        if found is None:
+            where = SqlWorkspaces(self.session, self.clock).ensure(platform, workspace)
+            return Actor(
+                where,
+                users.ensure(where, user, user_name, user_tz),
+                SqlChannels(self.session, self.clock).ensure(where, channel),
+            )
+        values = found._mapping
+        where = Workspace(*(values[c] for c in _ACTOR_WORKSPACE))
+        if values["u_id"] is None:
+            who = users.create(where, user, user_name, user_tz)
+        else:
+            who = users.kept(User(*(values[c] for c in _ACTOR_USER)), user_name, user_tz)
+        if values["c_id"] is None:
+            place = SqlChannels(self.session, self.clock).create(where, channel)
+        else:
+            place = Channel(*(values[c] for c in _ACTOR_CHANNEL))
+        return Actor(where, who, place)
 
 
 class SqlAttempts(_Repo):
@@ -280,28 +372,89 @@ class SqlAttempts(_Repo):
         }
         # The only unique constraint: one scored attempt per user and prompt.
         scored = values["scored_prompt_id"] is not None
+        if self.session.connection().dialect.name == "postgresql":
+            new_id = self._add_graded(values, attempt.feedback, skip_conflict=scored)
+            if new_id is None:
+                # Another answer by the same user was scored first: keep this one as practice.
+                values.update(scored_prompt_id=None, points=0)
+                new_id = self._add_graded(values, attempt.feedback, skip_conflict=False)
+            return _attempt(SimpleNamespace(id=new_id, **values), attempt.feedback)
         new_id = insert_row(self.session, AttemptRow, values, skip_conflict=scored)
         if new_id is None:
-            # Another answer by the same user was scored first: keep this one as practice.
-            values.update(scored_prompt_id=None, points=0)
+            values.update(scored_prompt_id=None, points=0)  # kept as practice, as above
             new_id = insert_row(self.session, AttemptRow, values, skip_conflict=False)
-        row = AttemptRow(id=new_id, **values)
         insert_row(
             self.session,
             AttemptGradeRow,
             {
-                "attempt_id": row.id,
-                "grader_version": row.grader_version,
-                "grader_model": row.grader_model,
-                "content_hash": row.content_hash,
-                "score": row.score,
-                "verdict": row.verdict,
+                "attempt_id": new_id,
+                "grader_version": values["grader_version"],
+                "grader_model": values["grader_model"],
+                "content_hash": values["content_hash"],
+                "score": values["score"],
+                "verdict": values["verdict"],
                 "feedback": attempt.feedback,
-                "graded_at": attempt.answered_at,
+                "graded_at": values["answered_at"],
             },
             skip_conflict=False,
         )
-        return _attempt(row, attempt.feedback)
+        return _attempt(SimpleNamespace(id=new_id, **values), attempt.feedback)
+
+    def _add_graded(self, values: dict[str, Any], feedback: str, *, skip_conflict: bool) -> Any:
+        """PostgreSQL: the attempt and its first grade in one statement (one round trip); the
+        attempt's id, or None when the unique constraint kept it out (and so its grade)."""
+        return run(
+            self.session, _ATTEMPT_WITH_GRADE[skip_conflict], {**values, "feedback": feedback}
+        ).scalar()
+
+
+def _attempt_with_grade(skip_conflict: bool) -> Any:
+    """``WITH new AS (INSERT INTO attempt … RETURNING id), grade AS (INSERT INTO
+    attempt_grade … SELECT new.id, …) SELECT id FROM new``: the grade is the attempt's own
+    (its grader, score and verdict, graded when answered), with ``feedback``."""
+    attempt_table: Any = AttemptRow.__table__
+    grade_table: Any = AttemptGradeRow.__table__
+    attempts, grades = attempt_table.c, grade_table.c
+    insert = postgresql.insert(attempt_table).values(
+        {name: bindparam(name, type_=attempts[name].type) for name in _ATTEMPT_VALUES}
+    )
+    if skip_conflict:
+        insert = insert.on_conflict_do_nothing()
+    new = insert.returning(attempts.id).cte("new_attempt")
+    same = ("grader_version", "grader_model", "content_hash", "score", "verdict")
+    grade = (
+        postgresql.insert(grade_table)
+        .from_select(
+            ["attempt_id", *same, "feedback", "graded_at"],
+            select(
+                new.c.id,
+                *(bindparam(name, type_=grades[name].type) for name in same),
+                bindparam("feedback", type_=grades.feedback.type),
+                bindparam("answered_at", type_=grades.graded_at.type),
+            ),
+        )
+        .cte("new_grade")
+    )
+    return select(new.c.id).add_cte(grade)
+
+
+_ATTEMPT_VALUES = (
+    "workspace_id",
+    "user_id",
+    "question_id",
+    "daily_prompt_id",
+    "scored_prompt_id",
+    "quiz_session_id",
+    "answer",
+    "score",
+    "verdict",
+    "points",
+    "grader_version",
+    "grader_model",
+    "content_hash",
+    "answered_at",
+)
+_ATTEMPT_WITH_GRADE = {skip: _attempt_with_grade(skip) for skip in (True, False)}
 
 
 class SqlOutbox(_Repo):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import String, bindparam, exists, func, literal, select, update
 from sqlalchemy.dialects import postgresql, sqlite
@@ -11,7 +11,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from bot.core.model import Workspace
 from bot.core.seasons import Season
 from bot.db.models import ChannelScheduleRow, PointsBucketRow, SeasonRow, WorkspaceRow
-from bot.db.repositories import _Repo, _workspace, insert_row
+from bot.db.repositories import _Repo, _workspace, insert_row, run
 
 _COLUMNS = (
     SeasonRow.id,
@@ -50,8 +50,8 @@ class SqlSeasons(_Repo):
         return Season(*row) if row is not None else None
 
     def latest(self, workspace: Workspace) -> Season | None:
-        row = self.session.execute(_LATEST, {"workspace_id": workspace.id}).first()
-        return Season(*row) if row is not None else None
+        row = run(self.session, _LATEST, {"workspace_id": workspace.id}).first()
+        return Season(*cast(tuple[Any, ...], row)) if row is not None else None
 
     def containing(self, workspace: Workspace, when: datetime) -> Season | None:
         return self._one(

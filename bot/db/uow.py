@@ -18,7 +18,7 @@ from bot.core.leaderboard import LEADERBOARD
 from bot.core.messages import OUTBOX
 from bot.core.mock.model import MOCKS
 from bot.core.mock.rounds import PAIRING
-from bot.core.model import ATTEMPTS, CHANNELS, USERS, WORKSPACES
+from bot.core.model import ACTORS, ATTEMPTS, CHANNELS, USERS, WORKSPACES
 from bot.core.ports import Port
 from bot.core.privacy import PERSONAL_DATA
 from bot.core.quiz.model import QUIZZES
@@ -36,6 +36,7 @@ from bot.db.privacy import SqlPersonalData
 from bot.db.quiz import SqlQuizzes, SqlReviews
 from bot.db.repositories import (
     OUTBOX_ADDED,
+    SqlActors,
     SqlAttempts,
     SqlChannels,
     SqlOutbox,
@@ -62,6 +63,7 @@ provide(WORKSPACES, SqlWorkspaces)
 provide(USERS, SqlUsers)
 provide(CHANNELS, SqlChannels)
 provide(ATTEMPTS, SqlAttempts)
+provide(ACTORS, SqlActors)
 provide(OUTBOX, SqlOutbox)
 provide(QUIZZES, SqlQuizzes)
 provide(REVIEWS, SqlReviews)

@@ -13,6 +13,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
+from functools import lru_cache
 
 from bot.core.content import Question, RubricPoint
 from bot.core.errors import UserError
@@ -164,6 +165,8 @@ def grade(question: Question, answer: str) -> Grade:
         return unreadable
     text = _clean(answer)
     if question.kind in ("choice", "multi"):
+        if len(text) <= KEPT_CHOICE_CHARS:
+            return _kept_choice_grade(question, text)
         return _grade_choice(question, text)
     if question.kind == "numeric":
         return _grade_numeric(question, text)
@@ -176,6 +179,17 @@ def grade(question: Question, answer: str) -> Grade:
 
 def _letter_list(question: Question, indexes: list[int]) -> str:
     return ", ".join(f"{chr(ord('A') + i)}) {question.choices[i]}" for i in sorted(indexes))
+
+
+#: A choice answer this short (a click's letter, a typed "b and d") has its grade kept: the
+#: grade is a pure function of the question and the answer, and a daily question's clicks
+#: name the same few choices all day.
+KEPT_CHOICE_CHARS = 40
+
+
+@lru_cache(maxsize=4096)
+def _kept_choice_grade(question: Question, answer: str) -> Grade:
+    return _grade_choice(question, answer)
 
 
 def _grade_choice(question: Question, answer: str) -> Grade:
