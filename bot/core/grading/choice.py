@@ -286,6 +286,11 @@ ABBREVIATIONS = {
     "concurrently": "overlap", "concurrency": "overlap", "simultaneous": "overlap",
     "simultaneously": "overlap", "smaller": "lower", "fewer": "lower", "less": "lower",
     "bigger": "higher", "larger": "higher", "greater": "higher", "zero": "0",
+    "smallest": "lowest", "largest": "highest", "biggest": "highest",
+    # Participles the stemmer leaves apart from their verbs: "grown" is "grows".
+    "grown": "grow", "shown": "show", "known": "know", "given": "give", "taken": "take",
+    "written": "write", "chosen": "choose", "hidden": "hide", "broken": "break",
+    "frozen": "freeze", "driven": "drive", "thrown": "throw", "drawn": "draw",
 }  # fmt: skip
 # A denial ends where a complement starts: "no sharing of an allocated device" denies the
 # sharing, not the device; "not shared between containers" keeps the containers. ("For"
@@ -302,6 +307,7 @@ _OPPOSITES = [
     ("higher", "lower"), ("fixed", "dynamic"), ("static", "dynamic"), ("more", "less"),
     ("always", "never"), ("all", "only"), ("before", "after"), ("lower", "highest"),
     ("higher", "lowest"), ("isolated", "shared"), ("increase", "decrease"),
+    ("highest", "lowest"), ("valid", "invalid"), ("accept", "refuse"), ("accept", "reject"),
 ]  # fmt: skip
 OPPOSITE: dict[str, frozenset[str]] = {}
 for _pair in _OPPOSITES:
@@ -547,12 +553,24 @@ def _fragment_named(text: str, question: Question, lone_share: float = 0.34) -> 
     # the same host" fits "every pool worker on that host" over "every worker on every host
     # of the rack" by "pool", whatever the two share.
     denied = {i: a for _, _, i, a in scored}
+    if _other_said_whole(given, key, index):
+        return None  # "a binary-compatible hardware partitioning into isolated instances"
     for j in range(len(key.words)):
         mine = sum(key.worth[w] for w in (key.words[index] - key.words[j]) & given)
         theirs = sum(key.worth[w] for w in (key.words[j] - key.words[index]) & given) - denied[j]
         if j != index and (mine < 2 * theirs or (not mine and key.words[j] & given)):
             return None  # nothing tells them apart: "one node" fits two choices alike
     return index
+
+
+def _other_said_whole(given: frozenset[tuple[str, bool]], key: FragmentKey, index: int) -> bool:
+    """Whether the answer also says, undenied, every word by which another choice differs
+    from choice ``index`` (two words' worth at least): it then describes that choice too."""
+    for j, words in enumerate(key.words):
+        own = {w for w in words - key.words[index] if key.worth[w] > 0}
+        if j != index and own <= given and sum(key.worth[w] for w in own) >= 2.0:
+            return True
+    return False
 
 
 @lru_cache(maxsize=4096)
@@ -1078,6 +1096,9 @@ _UNSURE = re.compile(
     r"|\?|^\s*(?:and|&|\+)",
     re.IGNORECASE,
 )
+# A rest that goes on with the opening claim rather than remarking on another choice:
+# "a fixed minimum set at creation, which then grows on demand".
+_GOES_ON = re.compile(r"\s*(?:which|where|that|then|and\s+then|so|but|because|as)\b")
 # Words that say nothing of a choice named in a remark: "A, B. D, obviously" lists D.
 _EMPHASIS = frozenset(
     _stem(w)
@@ -1131,6 +1152,14 @@ def _lead_kept(question: Question, answer: str, key: ChoiceKey) -> set[int]:
             return set()  # "overlap. less memory": the list goes on
     if others & picked:
         return set()  # the rest takes up a pick again: "A, B. Not B though"
+    if question.kind == "choice" and not others and not _letters_named(lead, key)[0]:
+        goes_on = bool(_GOES_ON.match(fold(rest)))
+        if goes_on and _contradicted(answer, question, *picked):
+            return set()  # "least and greatest, where the greatest is the largest number"
+        other = _fragment_named(rest, question) if goes_on else None
+        own = set(key.normals[other].split()) if other is not None else set()
+        if other is not None and not (_DISMISSING - own).intersection(normalize(rest).split()):
+            return set()  # the claim goes on to another choice: "a fixed minimum, which grows"
     if others:
         if not remark:
             return set()  # "A. D, obviously" names D too; so does "A. <the text of D>"
@@ -1208,9 +1237,41 @@ def _named(question: Question, answer: str) -> set[int]:
         named = _named(question, after)
         if named:
             return named
+    if question.kind == "choice":
+        hedged = _hedged(question, answer, choice_key(question))
+        if hedged:
+            return hedged
     named = _named_whole(question, answer)
     lead = _lead_kept(question, answer, choice_key(question))
     return lead or named
+
+
+# An answer that leaves the pick open: "requests or limits, either works".
+_EITHER = re.compile(
+    r"\b(?:either\s+(?:one\s+|way\s+)?(?:works?|is\s+fine|is\s+ok|will\s+do)|both\s+work|"
+    r"same\s+thing|(?:does\s*n[o']?t|doesnt)\s+matter)\b"
+)
+
+
+def _hedged(question: Question, answer: str, key: ChoiceKey) -> set[int]:
+    """The choices a hedge offers, when it offers two: "3 SMs or 3 compute slices", sides
+    of one "or" that each name another choice and deny neither, or a list that says either
+    of its choices will do ("requests or limits, either works")."""
+    folded = fold(answer)
+    opening = _LEAD_END_ONE.split(folded, maxsplit=1)[0]  # a later "or" is a remark's
+    sides = re.split(r"\bor\b", opening)
+    if len(sides) == 2 and not _DENY_CUES.intersection(normalize(opening).split()):
+        left, right = (_part_named(side, question, key) for side in sides)
+        if len(left) == 1 and len(right) == 1 and left != right:
+            return left | right
+    if _EITHER.search(folded):
+        # The sides need fit their choices only loosely: the answer offers them all.
+        words = fragment_key(question).plain
+        sides = [set(content_words(side)) for side in re.split(r"\bor\b|/", folded)]
+        offered = [{i for i, own in enumerate(words) if own & side} for side in sides]
+        if len(offered) > 1 and all(offered) and len(set().union(*offered)) > 1:
+            return set().union(*offered)
+    return set()
 
 
 def _lead_letters_reopened(
