@@ -23,12 +23,12 @@ from tests.support import choice_question
 RECOVERY = choice_question(
     "choice",
     [
-        "It refuses new clients until all the affected clients have exited, then builds a new context",
+        "It refuses new clients until all affected clients have exited, then builds a new context",
         "It kills only the faulting client and keeps serving the others",
         "It power-cycles the host",
         "It moves the remaining clients to a spare GPU",
     ],
-    "It refuses new clients until all the affected clients have exited, then builds a new context",
+    "It refuses new clients until all affected clients have exited, then builds a new context",
     prompt="After a fatal error, how does the sharing daemon recover?",
 )
 FRACTION = choice_question(
@@ -140,15 +140,24 @@ def verdict(question, answer: str) -> Verdict:  # type: ignore[no-untyped-def]
     ("question", "answer"),
     [
         # the opposite of a word of the right choice
-        (RECOVERY, "It keeps accepting new clients but rebuilds the context for each affected one as they exit"),
+        (
+            RECOVERY,
+            "It keeps accepting new clients but rebuilds the context for each one as they exit",
+        ),
         (FRACTION, "That's valid once sharing is on: 0.25 gets a quarter of the card's time"),
         (RANGE, "weakest and strongest, where the strongest one is the numerically largest number"),
         # the right choice's words, then a clause that goes on to a wrong one
         (BUFFER, "A fixed minimum set at creation, which then grows on demand when others idle"),
-        (HOOK, "no hard boundary on paper, but because of the preload hook only privileged pods "
-               "can get round it, so ordinary pods are strictly held"),
+        (
+            HOOK,
+            "no hard boundary on paper, but because of the preload hook only privileged pods "
+            "can get round it, so ordinary pods are strictly held",
+        ),
         # a wrong choice said whole beside the right one's words
-        (DAEMON, "A drop-in hardware partitioning that lets MPI ranks run in isolated instances on one card"),
+        (
+            DAEMON,
+            "A drop-in hardware partitioning letting MPI ranks run in isolated instances on a card",
+        ),
         # a hedge between two choices
         (SLICES, "4 SMs or 4 compute slices, same thing"),
         (SPEC, "requests or limits, either works"),
