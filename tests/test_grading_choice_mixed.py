@@ -7,6 +7,8 @@
   when it says another choice, or contradicts the pick, the pick does not stand.
 - Opposites count against a choice: valid/invalid, accept/refuse, highest/lowest (and the
   superlatives "largest", "smallest"); a participle is its verb ("grown" is "grows").
+- So does an answer that says most (three fifths) of those words beside a part that names
+  the right choice ("registers over gRPC with the kube-scheduler, which advertises ...").
 - A hedge between two choices in the opening ("3 SMs or 3 slices, same thing", "requests
   or limits, either works") picks neither; an "or" in a later remark is no hedge.
 """
@@ -118,6 +120,17 @@ SCHEDULERS = choice_question(
     "Fixed Share",
     prompt="Which scheduler keeps a guest's reserved share of time while the others idle?",
 )
+REGISTER = choice_question(
+    "choice",
+    [
+        "It registers with the kubelet over gRPC and advertises a resource such as acme.com/npu",
+        "It edits the Node object's capacity through the API server",
+        "It is compiled into the kube-scheduler",
+        "It writes a file that the container runtime reads",
+    ],
+    "It registers with the kubelet over gRPC and advertises a resource such as acme.com/npu",
+    prompt="How does a device plugin make accelerators known to a node?",
+)
 MIXED_SIZES = choice_question(
     "choice",
     ["Fixed Share", "Equal Share", "Best Effort", "All three work"],
@@ -158,6 +171,11 @@ def verdict(question, answer: str) -> Verdict:  # type: ignore[no-untyped-def]
             DAEMON,
             "A drop-in hardware partitioning letting MPI ranks run in isolated instances on a card",
         ),
+        # most of a wrong choice's own words, beside a part that names the right one
+        (
+            REGISTER,
+            "it registers over gRPC with the kube-scheduler, which then advertises acme.com/npu",
+        ),
         # a hedge between two choices
         (SLICES, "4 SMs or 4 compute slices, same thing"),
         (SPEC, "requests or limits, either works"),
@@ -176,6 +194,7 @@ def test_a_wrong_choice_in_the_right_ones_words_is_not_correct(question, answer:
         (BUFFER, "a fixed amount, set when the virtual device is created"),
         (SLICES, "4 compute slices, not 4 SMs"),
         (SPEC, "limits"),
+        (REGISTER, "registers with the kubelet over gRPC, then advertises acme.com/npu"),
         # a later remark that says another choice is no hedge and no second pick
         (MIXED_SIZES, "Fixed Share; mixed sizes only work with Best Effort or Equal Share"),
         (PROFILES, "the 10 GB one. 12gb is the NVL version"),

@@ -564,11 +564,13 @@ def _fragment_named(text: str, question: Question, lone_share: float = 0.34) -> 
 
 
 def _other_said_whole(given: frozenset[tuple[str, bool]], key: FragmentKey, index: int) -> bool:
-    """Whether the answer also says, undenied, every word by which another choice differs
-    from choice ``index`` (two words' worth at least): it then describes that choice too."""
+    """Whether the answer also says, undenied, most (three fifths, two words' worth at least)
+    of the words by which another choice differs from choice ``index``: it then describes
+    that choice too."""
     for j, words in enumerate(key.words):
         own = {w for w in words - key.words[index] if key.worth[w] > 0}
-        if j != index and own <= given and sum(key.worth[w] for w in own) >= 2.0:
+        said = sum(key.worth[w] for w in own & given)
+        if j != index and said >= 2.0 and said >= 0.6 * sum(key.worth[w] for w in own):
             return True
     return False
 
@@ -1386,7 +1388,11 @@ def _named_whole(question: Question, answer: str) -> set[int]:
     listed, _ = _listed(answer, question, key)
     if len(listed) != 1:
         listed = _exceptions_dropped(answer, question, key)
-    if len(listed) == 1 and not _contradicted(answer, question, *listed):
+    if (
+        len(listed) == 1
+        and not _contradicted(answer, question, *listed)
+        and not _says_other(answer, question, *listed)
+    ):
         return listed
     return _quantity_named(answer, question)
 
@@ -1494,6 +1500,16 @@ def _contradicted(answer: str, question: Question, index: int) -> bool:
         content_words(answer), question.choices[index], opposites & key.plain[index]
     )
     return bool(clashing)
+
+
+def _says_other(answer: str, question: Question, index: int) -> bool:
+    """Whether the answer as a whole also says most of what another choice says apart from
+    choice ``index`` ("registers over gRPC with the kube-scheduler, which advertises ...")."""
+    key = fragment_key(question)
+    given, _ = _echo_dropped(
+        _unprefixed(frozenset(polar_words(answer)), key), answer, question, key
+    )
+    return _other_said_whole(given, key, index)
 
 
 @lru_cache(maxsize=4096)
