@@ -135,6 +135,10 @@ def _letters_named(raw: str, key: ChoiceKey, *, lead: bool = True) -> tuple[set[
     letters_only = [t for t in rest if re.sub(r"['’]", "", t) not in _TERSE_FILLER]
     if letters_only and all(len(t) == 1 and t in valid for t in letters_only):
         return {valid.index(t) for t in letters_only}, True
+    # A run of letters that leads an aside or a remark: "abcd (not e, activations are extra)".
+    run = _LETTER_RUN_LEAD.match(folded) if lead else None
+    if run and _is_letter_run(run.group(1), valid):
+        return {valid.index(t) for t in run.group(1)}, True
     # Letters that lead an explanation: "a+b, the others are optional", "A & C: because ...".
     leading = _LEAD_LETTERS.match(folded) if lead else None
     if leading and set(_ONE_LETTER.findall(leading.group(1))) <= set(valid):
@@ -169,6 +173,18 @@ def _letters_named(raw: str, key: ChoiceKey, *, lead: bool = True) -> tuple[set[
         if letter in valid:
             named.add(valid.index(letter))
     return named, False
+
+
+_LETTER_RUN_LEAD = re.compile(r"^\s*([a-j]{2,10})(?=\s*(?:[(,.;:!?]|[-—–]+\s))")
+# Words that are also runs of letters in order.
+_RUN_WORDS = frozenset({"ad", "be", "ace", "hi", "bi", "def", "fgh"})
+
+
+def _is_letter_run(run: str, valid: str) -> bool:
+    """Whether ``run`` is choice letters written together, in order ("abcd", "acd")."""
+    return (
+        set(run) <= set(valid) and list(run) == sorted(set(run)) and run not in _RUN_WORDS
+    )
 
 
 def _denied_after(words: list[str]) -> bool:
@@ -277,7 +293,8 @@ ABBREVIATIONS = {
     "memcpy": "memory copy", "memcpys": "memory copies", "fw": "framework", "ctx": "context",
     "w": "with", "fb": "framebuffer", "vf": "virtual function", "vfs": "virtual functions",
     "pf": "physical function", "mdev": "mediated device", "vram": "memory", "gpus": "gpu",
-    "approx": "about",
+    "approx": "about", "bidir": "bidirectional", "bidi": "bidirectional", "grads": "gradients",
+    "fp16": "half precision", "grad": "gradient",
     "1st": "first", "2nd": "second", "3rd": "third", "4th": "fourth", "5th": "fifth",
     "optimiser": "optimizer", "behaviour": "behavior",
     # Words with one meaning for a choice: "integers" are whole numbers, work that runs
@@ -320,6 +337,9 @@ def _word_stems(words: list[str]) -> list[str]:
     out: list[str] = []
     for word in words:
         word = _QUANTIFIERS.get(word, word)
+        if word in ABBREVIATIONS and _MODEL.fullmatch(word):  # "fp16" is half precision
+            out.extend(_stem(w) for w in ABBREVIATIONS[word].split())
+            continue
         if re.fullmatch(r"\d+(?:\.\d+)?x", word):
             out.append(word)
             continue
@@ -1361,7 +1381,7 @@ def _named_whole(question: Question, answer: str) -> set[int]:
                 return letters
         listed, denied = _listed(_subjects_denied(kept, question, key), question, key)
         denied |= _letters_denied(kept, key, asks_negative(question))
-        found = listed | (letters - denied)
+        found = (listed | letters) - denied  # "A, B and C. D is wrong because <D's words>"
         if denied and not found - denied and _THE_REST.search(fold(answer)):
             return every - denied  # "not D or E, the rest yes"
         return found or named - denied  # "not A, B, C" names nothing
@@ -1442,7 +1462,9 @@ def _comments_dropped(answer: str, question: Question, key: ChoiceKey) -> str:
         # Words the choices themselves use ("only to time-sliced") say nothing against them;
         # a denial ("isn't required") is read by the list itself.
         own = {w for i in named for w in key.normals[i].split()}
-        limits = bool(_LIMITING.intersection(words) - own)
+        # A leading "only" says what the item is ("only kernels, not memcpys"), not that
+        # the choices it names fall short ("the A30 only goes to 4").
+        limits = bool(_LIMITING.intersection(words[1:] if words[:1] == ["only"] else words) - own)
         comment = (
             bool(named)
             and not named & lead
