@@ -5,6 +5,9 @@
 - A clause that goes on from the opening pick ("..., which then grows on demand", "...,
   where the greatest is the largest") is part of the claim, not a remark on another choice:
   when it says another choice, or contradicts the pick, the pick does not stand.
+- A colon that a claim of its own follows ends a denial: in "No memory or fault isolation:
+  one tenant can crash the others" the crash is asserted; "Not planned: use X" and
+  "copies: no" keep theirs.
 - Opposites count against a choice: valid/invalid, accept/refuse, highest/lowest (and the
   superlatives "largest", "smallest"); a participle is its verb ("grown" is "grows").
 - So does an answer that says most (three fifths) of those words beside a part that names
@@ -131,6 +134,28 @@ REGISTER = choice_question(
     "It registers with the kubelet over gRPC and advertises a resource such as acme.com/npu",
     prompt="How does a device plugin make accelerators known to a node?",
 )
+RISK = choice_question(
+    "choice",
+    [
+        "No memory or fault isolation: one tenant can exhaust memory or crash the others",
+        "It needs a per-card licence",
+        "It only works on one model",
+        "Tenants get more compute than they pay for",
+    ],
+    "No memory or fault isolation: one tenant can exhaust memory or crash the others",
+    prompt="You are asked to sell shared cards to paying outsiders. What is the biggest risk?",
+)
+GANG = choice_question(
+    "choice",
+    [
+        "Alpha, through the Workload API with a minCount",
+        "Stable since v1.14",
+        "Beta and on by default",
+        "Not planned: use Kueue only",
+    ],
+    "Alpha, through the Workload API with a minCount",
+    prompt="What is the status of native gang scheduling?",
+)
 MIXED_SIZES = choice_question(
     "choice",
     ["Fixed Share", "Equal Share", "Best Effort", "All three work"],
@@ -195,6 +220,11 @@ def test_a_wrong_choice_in_the_right_ones_words_is_not_correct(question, answer:
         (SLICES, "4 compute slices, not 4 SMs"),
         (SPEC, "limits"),
         (REGISTER, "registers with the kubelet over gRPC, then advertises acme.com/npu"),
+        # a colon that a claim of its own follows ends the denial before it
+        (RISK, "one tenant can crash the others"),
+        (GANG, "It's alpha (Workload API with a minCount), so in prod people still use Kueue."),
+        # "splits between" is no hedge between two choices
+        (SCHEDULERS, "fixed share. equal share only splits between *running* guests"),
         # a later remark that says another choice is no hedge and no second pick
         (MIXED_SIZES, "Fixed Share; mixed sizes only work with Best Effort or Equal Share"),
         (PROFILES, "the 10 GB one. 12gb is the NVL version"),

@@ -407,6 +407,15 @@ def content_words(text: str) -> list[str]:
     return [w for w, _ in polar_words(text)]
 
 
+# Where a claim ends for a denial: punctuation, contrast words, and a colon that a claim
+# of its own follows ("No memory or fault isolation: one tenant can crash the others"),
+# not one that a verdict or an instruction follows ("copies: no", "Not planned: use X").
+_POLAR_CLAUSES = re.compile(
+    r"[,;!?()|]+(?!\d)|\.+(?!\w)|\bbut\b|\bwhile\b|\bwhereas\b"
+    r"|:(?=[^,;:.!?()|]*\b(?:can|cannot|cant|will|wont|may|might|must|is|are|does|do)\b)"
+)
+
+
 @lru_cache(maxsize=8192)
 def polar_words(text: str) -> tuple[tuple[str, bool], ...]:
     """``text``'s meaningful word stems, each with its polarity (False when denied).
@@ -424,7 +433,7 @@ def polar_words(text: str) -> tuple[tuple[str, bool], ...]:
     # A dot inside a name ("gpu.shared", "nvidia.com") ends no clause.
     carried = False
     # "|" ends a clause too: an aside kept in its list item ("kernels only | not memcpys").
-    for clause in re.split(r"[,;!?()|]+(?!\d)|\.+(?!\w)|\bbut\b|\bwhile\b|\bwhereas\b", fold(text)):
+    for clause in _POLAR_CLAUSES.split(fold(text)):
         clause = _PRONOUN_ONE.sub(lambda m: m.group(1) or m.group(2), clause)
         plain = _PER.sub(r"per\1 \1", plain_paraphrases(normalize(clause)))
         normal = _TIMES.sub(r"\1x", normalize(words_to_digits(plain)))
@@ -1112,7 +1121,8 @@ _UNSURE = re.compile(
     r"|also|as\s+well|both|plus|and\s+also|correct|right|true|valid|applies|apply|works?|"
     r"counts?|yes|fine|answer|rather|instead|hmm|nvm|sorry|mean|scratch|ok|okay|better|best|"
     r"needed|required|necessary|must|good|likely|close[rs]?t?|add|include|holds?|what|one\s+of|"
-    r"plausible|possib\w*|could|alternativ\w*|second|tempt\w*|consider\w*|torn|between|"
+    r"plausible|possib\w*|could|alternativ\w*|second|tempt\w*|consider\w*|torn|"
+    r"(?<!split)(?<!splits)(?<!shared)(?<!divided)\s+between|"
     r"almost|nearly|partly|partially|similar|probably|prob|unless|"
     r"(?:is|s)\s+it|the\s+one(?!\s+(?:with|w|that|for|where|which|on|in|from)\b))\b"
     r"|\?|^\s*(?:and|&|\+)",
