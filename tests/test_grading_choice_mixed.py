@@ -223,6 +223,8 @@ def test_a_wrong_choice_in_the_right_ones_words_is_not_correct(question, answer:
         # a colon that a claim of its own follows ends the denial before it
         (RISK, "one tenant can crash the others"),
         (GANG, "It's alpha (Workload API with a minCount), so in prod people still use Kueue."),
+        # a doubt about another choice taken back by a "but" that denies
+        (HOOK, "A — D sounds close but it's not just privileged pods, any workload escapes"),
         # "splits between" is no hedge between two choices
         (SCHEDULERS, "fixed share. equal share only splits between *running* guests"),
         # a later remark that says another choice is no hedge and no second pick
@@ -238,7 +240,9 @@ def test_the_right_choice_with_remarks_still_passes(question, answer: str) -> No
 @given(
     st.sampled_from(SCHEDULERS.choices[1:]),
     st.booleans(),
-    st.sampled_from(["", ", same thing", ", either works", ", not sure which"]),
+    st.sampled_from(
+        ["", ", same thing", ", either works", ", not sure which", ", close but maybe"]
+    ),
 )
 def test_an_opening_hedge_with_a_wrong_choice_never_passes(
     wrong: str, right_first: bool, tail: str

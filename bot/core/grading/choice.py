@@ -182,9 +182,7 @@ _RUN_WORDS = frozenset({"ad", "be", "ace", "hi", "bi", "def", "fgh"})
 
 def _is_letter_run(run: str, valid: str) -> bool:
     """Whether ``run`` is choice letters written together, in order ("abcd", "acd")."""
-    return (
-        set(run) <= set(valid) and list(run) == sorted(set(run)) and run not in _RUN_WORDS
-    )
+    return set(run) <= set(valid) and list(run) == sorted(set(run)) and run not in _RUN_WORDS
 
 
 def _denied_after(words: list[str]) -> bool:
@@ -1166,7 +1164,8 @@ def _lead_kept(question: Question, answer: str, key: ChoiceKey) -> set[int]:
         return set()  # the break is inside a choice's text: "HBM2 (~1,555 GB/s); HBM2e is ..."
     lead, rest = answer[: lead_end.start()], answer[lead_end.end() :]
     said = _without_choices(rest, question)
-    if _UNSURE.search(said):
+    unsure = _UNSURE.search(said)
+    if unsure and not _conceded(said[unsure.end() :]):
         return set()
     remark = _own_words(rest, question) - _EMPHASIS
     if question.kind == "multi" and not remark:
@@ -1203,6 +1202,15 @@ def _lead_kept(question: Question, answer: str, key: ChoiceKey) -> set[int]:
         if asks_negative(question) and _DENY_CUES.intersection(normalize(rest).split()):
             return set()  # asked what cannot fly, "A, B. the kiwi can't" adds the kiwi
     return picked
+
+
+def _conceded(after: str) -> bool:
+    """Whether a remark's doubt is taken back by a "but" that denies: "D sounds close but
+    it's not just privileged pods", "C is tempting but wrong"."""
+    but = re.search(r"\bbut\b(.*)", after)
+    if but is None:
+        return False
+    return bool((_DENY_CUES | _UNTRUE).intersection(normalize(but.group(1)).split()))
 
 
 def _plain_stems(text: str) -> set[str]:
