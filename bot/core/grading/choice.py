@@ -1307,8 +1307,8 @@ def _hedged(question: Question, answer: str, key: ChoiceKey) -> set[int]:
     if _EITHER.search(folded):
         # The sides need fit their choices only loosely: the answer offers them all.
         words = fragment_key(question).plain
-        sides = [set(content_words(side)) for side in re.split(r"\bor\b|/", folded)]
-        offered = [{i for i, own in enumerate(words) if own & side} for side in sides]
+        parts = [set(content_words(part)) for part in re.split(r"\bor\b|/", folded)]
+        offered = [{i for i, own in enumerate(words) if own & part} for part in parts]
         if len(offered) > 1 and all(offered) and len(set().union(*offered)) > 1:
             return set().union(*offered)
     return set()
