@@ -128,3 +128,27 @@ def test_a_changed_digit_or_separator_is_never_a_slip(
     if new == form[i]:
         return
     assert not correct(short(form), form[:i] + new + form[i + 1 :])
+
+
+PROFILE = short("1g.18gb")
+CONTEXTS = short("green contexts", "green context")
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "expected"),
+    [
+        # wt9: "GB" written "G" in a profile name, as "20G" is 20 GB (not in a resource name)
+        (PROFILE, "1g.18g", True),
+        (PROFILE, "1g.18", False),
+        (PROFILE, "2g.18g", False),
+        (PROFILE, "1g.35g", False),
+        # wt9: "ctx" is context, so two spellings of one term are no hedge
+        (CONTEXTS, "green ctx / green contxts", True),
+        (CONTEXTS, "green ctxs", True),
+        (CONTEXTS, "ctx", False),
+    ],
+)
+def test_units_and_shorthands_inside_short_answers(
+    question: Question, answer: str, expected: bool
+) -> None:
+    assert correct(question, answer) is expected

@@ -135,6 +135,10 @@ def _letters_named(raw: str, key: ChoiceKey, *, lead: bool = True) -> tuple[set[
     letters_only = [t for t in rest if re.sub(r"['’]", "", t) not in _TERSE_FILLER]
     if letters_only and all(len(t) == 1 and t in valid for t in letters_only):
         return {valid.index(t) for t in letters_only}, True
+    # A run of letters that leads an aside or a remark: "abcd (not e, activations are extra)".
+    run = _LETTER_RUN_LEAD.match(folded) if lead else None
+    if run and _is_letter_run(run.group(1), valid):
+        return {valid.index(t) for t in run.group(1)}, True
     # Letters that lead an explanation: "a+b, the others are optional", "A & C: because ...".
     leading = _LEAD_LETTERS.match(folded) if lead else None
     if leading and set(_ONE_LETTER.findall(leading.group(1))) <= set(valid):
@@ -169,6 +173,16 @@ def _letters_named(raw: str, key: ChoiceKey, *, lead: bool = True) -> tuple[set[
         if letter in valid:
             named.add(valid.index(letter))
     return named, False
+
+
+_LETTER_RUN_LEAD = re.compile(r"^\s*([a-j]{2,10})(?=\s*(?:[(,.;:!?]|[-—–]+\s))")
+# Words that are also runs of letters in order.
+_RUN_WORDS = frozenset({"ad", "be", "ace", "hi", "bi", "def", "fgh"})
+
+
+def _is_letter_run(run: str, valid: str) -> bool:
+    """Whether ``run`` is choice letters written together, in order ("abcd", "acd")."""
+    return set(run) <= set(valid) and list(run) == sorted(set(run)) and run not in _RUN_WORDS
 
 
 def _denied_after(words: list[str]) -> bool:
@@ -277,7 +291,8 @@ ABBREVIATIONS = {
     "memcpy": "memory copy", "memcpys": "memory copies", "fw": "framework", "ctx": "context",
     "w": "with", "fb": "framebuffer", "vf": "virtual function", "vfs": "virtual functions",
     "pf": "physical function", "mdev": "mediated device", "vram": "memory", "gpus": "gpu",
-    "approx": "about",
+    "approx": "about", "bidir": "bidirectional", "bidi": "bidirectional", "grads": "gradients",
+    "fp16": "half precision", "grad": "gradient",
     "1st": "first", "2nd": "second", "3rd": "third", "4th": "fourth", "5th": "fifth",
     "optimiser": "optimizer", "behaviour": "behavior",
     # Words with one meaning for a choice: "integers" are whole numbers, work that runs
@@ -286,6 +301,11 @@ ABBREVIATIONS = {
     "concurrently": "overlap", "concurrency": "overlap", "simultaneous": "overlap",
     "simultaneously": "overlap", "smaller": "lower", "fewer": "lower", "less": "lower",
     "bigger": "higher", "larger": "higher", "greater": "higher", "zero": "0",
+    "smallest": "lowest", "largest": "highest", "biggest": "highest",
+    # Participles the stemmer leaves apart from their verbs: "grown" is "grows".
+    "grown": "grow", "shown": "show", "known": "know", "given": "give", "taken": "take",
+    "written": "write", "chosen": "choose", "hidden": "hide", "broken": "break",
+    "frozen": "freeze", "driven": "drive", "thrown": "throw", "drawn": "draw",
 }  # fmt: skip
 # A denial ends where a complement starts: "no sharing of an allocated device" denies the
 # sharing, not the device; "not shared between containers" keeps the containers. ("For"
@@ -302,6 +322,7 @@ _OPPOSITES = [
     ("higher", "lower"), ("fixed", "dynamic"), ("static", "dynamic"), ("more", "less"),
     ("always", "never"), ("all", "only"), ("before", "after"), ("lower", "highest"),
     ("higher", "lowest"), ("isolated", "shared"), ("increase", "decrease"),
+    ("highest", "lowest"), ("valid", "invalid"), ("accept", "refuse"), ("accept", "reject"),
 ]  # fmt: skip
 OPPOSITE: dict[str, frozenset[str]] = {}
 for _pair in _OPPOSITES:
@@ -314,6 +335,9 @@ def _word_stems(words: list[str]) -> list[str]:
     out: list[str] = []
     for word in words:
         word = _QUANTIFIERS.get(word, word)
+        if word in ABBREVIATIONS and _MODEL.fullmatch(word):  # "fp16" is half precision
+            out.extend(_stem(w) for w in ABBREVIATIONS[word].split())
+            continue
         if re.fullmatch(r"\d+(?:\.\d+)?x", word):
             out.append(word)
             continue
@@ -381,6 +405,15 @@ def content_words(text: str) -> list[str]:
     return [w for w, _ in polar_words(text)]
 
 
+# Where a claim ends for a denial: punctuation, contrast words, and a colon that a claim
+# of its own follows ("No memory or fault isolation: one tenant can crash the others"),
+# not one that a verdict or an instruction follows ("copies: no", "Not planned: use X").
+_POLAR_CLAUSES = re.compile(
+    r"[,;!?()|]+(?!\d)|\.+(?!\w)|\bbut\b|\bwhile\b|\bwhereas\b"
+    r"|:(?=[^,;:.!?()|]*\b(?:can|cannot|cant|will|wont|may|might|must|is|are|does|do)\b)"
+)
+
+
 @lru_cache(maxsize=8192)
 def polar_words(text: str) -> tuple[tuple[str, bool], ...]:
     """``text``'s meaningful word stems, each with its polarity (False when denied).
@@ -398,7 +431,7 @@ def polar_words(text: str) -> tuple[tuple[str, bool], ...]:
     # A dot inside a name ("gpu.shared", "nvidia.com") ends no clause.
     carried = False
     # "|" ends a clause too: an aside kept in its list item ("kernels only | not memcpys").
-    for clause in re.split(r"[,;!?()|]+(?!\d)|\.+(?!\w)|\bbut\b|\bwhile\b|\bwhereas\b", fold(text)):
+    for clause in _POLAR_CLAUSES.split(fold(text)):
         clause = _PRONOUN_ONE.sub(lambda m: m.group(1) or m.group(2), clause)
         plain = _PER.sub(r"per\1 \1", plain_paraphrases(normalize(clause)))
         normal = _TIMES.sub(r"\1x", normalize(words_to_digits(plain)))
@@ -547,12 +580,26 @@ def _fragment_named(text: str, question: Question, lone_share: float = 0.34) -> 
     # the same host" fits "every pool worker on that host" over "every worker on every host
     # of the rack" by "pool", whatever the two share.
     denied = {i: a for _, _, i, a in scored}
+    if _other_said_whole(given, key, index):
+        return None  # "a binary-compatible hardware partitioning into isolated instances"
     for j in range(len(key.words)):
         mine = sum(key.worth[w] for w in (key.words[index] - key.words[j]) & given)
         theirs = sum(key.worth[w] for w in (key.words[j] - key.words[index]) & given) - denied[j]
         if j != index and (mine < 2 * theirs or (not mine and key.words[j] & given)):
             return None  # nothing tells them apart: "one node" fits two choices alike
     return index
+
+
+def _other_said_whole(given: frozenset[tuple[str, bool]], key: FragmentKey, index: int) -> bool:
+    """Whether the answer also says, undenied, most (three fifths, two words' worth at least)
+    of the words by which another choice differs from choice ``index``: it then describes
+    that choice too."""
+    for j, words in enumerate(key.words):
+        own = {w for w in words - key.words[index] if key.worth[w] > 0}
+        said = sum(key.worth[w] for w in own & given)
+        if j != index and said >= 2.0 and said >= 0.6 * sum(key.worth[w] for w in own):
+            return True
+    return False
 
 
 @lru_cache(maxsize=4096)
@@ -1072,12 +1119,16 @@ _UNSURE = re.compile(
     r"|also|as\s+well|both|plus|and\s+also|correct|right|true|valid|applies|apply|works?|"
     r"counts?|yes|fine|answer|rather|instead|hmm|nvm|sorry|mean|scratch|ok|okay|better|best|"
     r"needed|required|necessary|must|good|likely|close[rs]?t?|add|include|holds?|what|one\s+of|"
-    r"plausible|possib\w*|could|alternativ\w*|second|tempt\w*|consider\w*|torn|between|"
+    r"plausible|possib\w*|could|alternativ\w*|second|tempt\w*|consider\w*|torn|"
+    r"(?<!split)(?<!splits)(?<!shared)(?<!divided)\s+between|"
     r"almost|nearly|partly|partially|similar|probably|prob|unless|"
     r"(?:is|s)\s+it|the\s+one(?!\s+(?:with|w|that|for|where|which|on|in|from)\b))\b"
     r"|\?|^\s*(?:and|&|\+)",
     re.IGNORECASE,
 )
+# A rest that goes on with the opening claim rather than remarking on another choice:
+# "a fixed minimum set at creation, which then grows on demand".
+_GOES_ON = re.compile(r"\s*(?:which|where|that|then|and\s+then|so|but|because|as)\b")
 # Words that say nothing of a choice named in a remark: "A, B. D, obviously" lists D.
 _EMPHASIS = frozenset(
     _stem(w)
@@ -1113,7 +1164,8 @@ def _lead_kept(question: Question, answer: str, key: ChoiceKey) -> set[int]:
         return set()  # the break is inside a choice's text: "HBM2 (~1,555 GB/s); HBM2e is ..."
     lead, rest = answer[: lead_end.start()], answer[lead_end.end() :]
     said = _without_choices(rest, question)
-    if _UNSURE.search(said):
+    unsure = _UNSURE.search(said)
+    if unsure and not _conceded(said[unsure.end() :]):
         return set()
     remark = _own_words(rest, question) - _EMPHASIS
     if question.kind == "multi" and not remark:
@@ -1131,6 +1183,14 @@ def _lead_kept(question: Question, answer: str, key: ChoiceKey) -> set[int]:
             return set()  # "overlap. less memory": the list goes on
     if others & picked:
         return set()  # the rest takes up a pick again: "A, B. Not B though"
+    if question.kind == "choice" and not others and not _letters_named(lead, key)[0]:
+        goes_on = bool(_GOES_ON.match(fold(rest)))
+        if goes_on and _contradicted(answer, question, *picked):
+            return set()  # "least and greatest, where the greatest is the largest number"
+        other = _fragment_named(rest, question) if goes_on else None
+        own = set(key.normals[other].split()) if other is not None else set()
+        if other is not None and not (_DISMISSING - own).intersection(normalize(rest).split()):
+            return set()  # the claim goes on to another choice: "a fixed minimum, which grows"
     if others:
         if not remark:
             return set()  # "A. D, obviously" names D too; so does "A. <the text of D>"
@@ -1142,6 +1202,15 @@ def _lead_kept(question: Question, answer: str, key: ChoiceKey) -> set[int]:
         if asks_negative(question) and _DENY_CUES.intersection(normalize(rest).split()):
             return set()  # asked what cannot fly, "A, B. the kiwi can't" adds the kiwi
     return picked
+
+
+def _conceded(after: str) -> bool:
+    """Whether a remark's doubt is taken back by a "but" that denies: "D sounds close but
+    it's not just privileged pods", "C is tempting but wrong"."""
+    but = re.search(r"\bbut\b(.*)", after)
+    if but is None:
+        return False
+    return bool((_DENY_CUES | _UNTRUE).intersection(normalize(but.group(1)).split()))
 
 
 def _plain_stems(text: str) -> set[str]:
@@ -1208,9 +1277,41 @@ def _named(question: Question, answer: str) -> set[int]:
         named = _named(question, after)
         if named:
             return named
+    if question.kind == "choice":
+        hedged = _hedged(question, answer, choice_key(question))
+        if hedged:
+            return hedged
     named = _named_whole(question, answer)
     lead = _lead_kept(question, answer, choice_key(question))
     return lead or named
+
+
+# An answer that leaves the pick open: "requests or limits, either works".
+_EITHER = re.compile(
+    r"\b(?:either\s+(?:one\s+|way\s+)?(?:works?|is\s+fine|is\s+ok|will\s+do)|both\s+work|"
+    r"same\s+thing|(?:does\s*n[o']?t|doesnt)\s+matter)\b"
+)
+
+
+def _hedged(question: Question, answer: str, key: ChoiceKey) -> set[int]:
+    """The choices a hedge offers, when it offers two: "3 SMs or 3 compute slices", sides
+    of one "or" that each name another choice and deny neither, or a list that says either
+    of its choices will do ("requests or limits, either works")."""
+    folded = fold(answer)
+    opening = _LEAD_END_ONE.split(folded, maxsplit=1)[0]  # a later "or" is a remark's
+    sides = re.split(r"\bor\b", opening)
+    if len(sides) == 2 and not _DENY_CUES.intersection(normalize(opening).split()):
+        left, right = (_part_named(side, question, key) for side in sides)
+        if len(left) == 1 and len(right) == 1 and left != right:
+            return left | right
+    if _EITHER.search(folded):
+        # The sides need fit their choices only loosely: the answer offers them all.
+        words = fragment_key(question).plain
+        parts = [set(content_words(part)) for part in re.split(r"\bor\b|/", folded)]
+        offered = [{i for i, own in enumerate(words) if own & part} for part in parts]
+        if len(offered) > 1 and all(offered) and len(set().union(*offered)) > 1:
+            return set().union(*offered)
+    return set()
 
 
 def _lead_letters_reopened(
@@ -1298,7 +1399,7 @@ def _named_whole(question: Question, answer: str) -> set[int]:
                 return letters
         listed, denied = _listed(_subjects_denied(kept, question, key), question, key)
         denied |= _letters_denied(kept, key, asks_negative(question))
-        found = listed | (letters - denied)
+        found = (listed | letters) - denied  # "A, B and C. D is wrong because <D's words>"
         if denied and not found - denied and _THE_REST.search(fold(answer)):
             return every - denied  # "not D or E, the rest yes"
         return found or named - denied  # "not A, B, C" names nothing
@@ -1325,7 +1426,11 @@ def _named_whole(question: Question, answer: str) -> set[int]:
     listed, _ = _listed(answer, question, key)
     if len(listed) != 1:
         listed = _exceptions_dropped(answer, question, key)
-    if len(listed) == 1 and not _contradicted(answer, question, *listed):
+    if (
+        len(listed) == 1
+        and not _contradicted(answer, question, *listed)
+        and not _says_other(answer, question, *listed)
+    ):
         return listed
     return _quantity_named(answer, question)
 
@@ -1375,7 +1480,9 @@ def _comments_dropped(answer: str, question: Question, key: ChoiceKey) -> str:
         # Words the choices themselves use ("only to time-sliced") say nothing against them;
         # a denial ("isn't required") is read by the list itself.
         own = {w for i in named for w in key.normals[i].split()}
-        limits = bool(_LIMITING.intersection(words) - own)
+        # A leading "only" says what the item is ("only kernels, not memcpys"), not that
+        # the choices it names fall short ("the A30 only goes to 4").
+        limits = bool(_LIMITING.intersection(words[1:] if words[:1] == ["only"] else words) - own)
         comment = (
             bool(named)
             and not named & lead
@@ -1433,6 +1540,16 @@ def _contradicted(answer: str, question: Question, index: int) -> bool:
         content_words(answer), question.choices[index], opposites & key.plain[index]
     )
     return bool(clashing)
+
+
+def _says_other(answer: str, question: Question, index: int) -> bool:
+    """Whether the answer as a whole also says most of what another choice says apart from
+    choice ``index`` ("registers over gRPC with the kube-scheduler, which advertises ...")."""
+    key = fragment_key(question)
+    given, _ = _echo_dropped(
+        _unprefixed(frozenset(polar_words(answer)), key), answer, question, key
+    )
+    return _other_said_whole(given, key, index)
 
 
 @lru_cache(maxsize=4096)

@@ -55,7 +55,9 @@ _ORDINALS = {
     "ninth": "9th",
     "tenth": "10th",
 }
-_ABBREVIATIONS = {"gen": "generation", "gens": "generations"}
+_ABBREVIATIONS = {
+    "gen": "generation", "gens": "generations", "ctx": "context", "ctxs": "contexts",
+}  # fmt: skip
 
 
 def _slips(form: str) -> set[str]:
@@ -76,7 +78,7 @@ _ORDINAL_FORMS = {
 @lru_cache(maxsize=8192)
 def prepare(text: str) -> str:
     """``normalize`` plus number words as digits, ordinals (and their slips: "thrid") as
-    1st/2nd/3rd, and "gen" spelt out."""
+    1st/2nd/3rd, and "gen" and "ctx" spelt out."""
     normal = normalize(words_to_digits(normalize(text)))
     words = [_ABBREVIATIONS.get(w) or _ORDINAL_FORMS.get(w, w) for w in normal.split()]
     return " ".join(words)
@@ -234,6 +236,10 @@ def _identifier_slip(token: str, form: str) -> bool:
     return typed.rstrip("s") != meant.rstrip("s")
 
 
+# A profile name with its "GB" written "G": "1g.18g" (not a resource name, which must be exact).
+_GIGS = re.compile(r"^\d+g\.\d+g$")
+
+
 def _identifier_verdict(question: Question, answer: str) -> bool | None:
     """True when the answer holds an accepted identifier exactly or with one slip of the
     hand, False when it holds a near miss of one ("nvidia.com/mig.config.state",
@@ -243,8 +249,8 @@ def _identifier_verdict(question: Question, answer: str) -> bool | None:
         return None
     tokens = [t.strip(_TOKEN_EDGE) for t in re.split(r"[^\w.\-/]+", answer.casefold())]
     found = [t for t in tokens if t and _IDENTIFIER.fullmatch(t)]
-    if any(t in forms for t in found):
-        return True
+    if any(t in forms or (_GIGS.search(t) and f"{t}b" in forms) for t in found):
+        return True  # "1g.18g" for 1g.18gb, as "20G" is 20 GB
     if any(_identifier_slip(t, f) for t in found for f in forms):
         return True
     for token in found:
