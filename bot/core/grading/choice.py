@@ -678,11 +678,15 @@ def names_none(answer: str) -> bool:
     return bool(_NONE.match(normalize(answer)))
 
 
+_HAS_DIGIT = re.compile(r"\d")
+
+
 def _fuzzy_named(normal: str, key: ChoiceKey) -> set[int]:
     """The one choice that ``normal`` is a close misspelling of, if any.
 
     Words may be misspelt, added or dropped, but a word replaced by a different word (not a
-    typo of it) is not a misspelling: "sevenths" for "eighths" names another claim."""
+    typo of it) is not a misspelling: "sevenths" for "eighths" names another claim, and
+    neither is a name or figure with digits written otherwise ("HBM2" for "HBM3" or "HBM2e")."""
     if len(normal) < 4:
         return set()
     scores = sorted(((fuzz.ratio(normal, n), i) for i, n in enumerate(key.normals)), reverse=True)
@@ -692,7 +696,10 @@ def _fuzzy_named(normal: str, key: ChoiceKey) -> set[int]:
         return set()
     given, choice = normal.split(), key.normals[index].split()
     for op in Levenshtein.editops(given, choice):
-        if op.tag == "replace" and fuzz.ratio(given[op.src_pos], choice[op.dest_pos]) < 75:
+        if op.tag != "replace":
+            continue
+        said, meant = given[op.src_pos], choice[op.dest_pos]
+        if fuzz.ratio(said, meant) < 75 or _HAS_DIGIT.search(said + meant):
             return set()
     return {index}
 
