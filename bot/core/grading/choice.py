@@ -80,7 +80,7 @@ _LETTER_MARKS = re.compile(r"\(([a-j])\)|\b([a-j])\)|\b(?:option|answer|choice)s
 _LETTER = r"[a-j](?![\w'’])"
 _JOIN = r"\s*(?:[+&/,]|\band\b)\s*"
 _LEAD_LETTERS = re.compile(
-    rf"^\s*(?:(?:options?|answers?|choices?)\s*:?\s*)?({_LETTER}(?:{_JOIN}{_LETTER})*)"
+    rf"^\s*(?:(?:options?|answers?|choices?)\s*:?\s*)?({_LETTER}(?:(?:{_JOIN}|\s+){_LETTER})*)"
     r"(?:\s*(?:[,.]|-+\s)\s*(?!" + _LETTER + r")\S"  # "A, B, C, D but not E" is no lead "A, B, C"
     r"|\s*[:;]\s*\S"  # "A, B and C; D is the old wording"
     r"|\s+(?:because|since|cause|as)\b)"  # "B because the others ..."
@@ -139,7 +139,8 @@ def _letters_named(raw: str, key: ChoiceKey, *, lead: bool = True) -> tuple[set[
     run = _LETTER_RUN_LEAD.match(folded) if lead else None
     if run and _is_letter_run(run.group(1), valid):
         return {valid.index(t) for t in run.group(1)}, True
-    # Letters that lead an explanation: "a+b, the others are optional", "A & C: because ...".
+    # Letters that lead an explanation: "a+b, the others are optional", "A & C: because ...",
+    # "a b e - the T4, L40S and A10 have no MIG".
     leading = _LEAD_LETTERS.match(folded) if lead else None
     if leading and set(_ONE_LETTER.findall(leading.group(1))) <= set(valid):
         return {valid.index(t) for t in _ONE_LETTER.findall(leading.group(1))}, True
