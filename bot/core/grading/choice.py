@@ -21,6 +21,7 @@ from rapidfuzz import fuzz
 from rapidfuzz.distance import Levenshtein
 
 from bot.core.content import Question
+from bot.core.grading.correction import last_correction
 from bot.core.grading.normalize import fold, normalize, plain_paraphrases
 from bot.core.grading.overlap import STOPWORDS
 
@@ -1172,23 +1173,11 @@ def _own_words(remark: str, question: Question) -> set[str]:
     return _plain_stems(_without_choices(remark, question)) - _choice_stems(question) - _SAYING
 
 
-# A person taking back what they wrote: "B. no wait, C", "A... actually B", "C - scratch that, D".
-_CORRECTION = re.compile(
-    r"(?:^|[.,;!…]|\s[-—–]+)\s*(?:(no\s+wait|wait\s*,?\s*no|wait|actually\s*,?\s*no|no\s*,?\s*actually"
-    r"|scratch\s+that|on\s+second\s+thoughts?|correction|i\s+mean|make\s+that)|(actually|no(?=\s*,)))"
-    r"\b[\s,:.!-]*",
-    re.IGNORECASE,
-)
-
-
 def _corrected(question: Question, answer: str) -> str:
     """What an answer says after the last place where it takes back what it said before,
     or "" when it takes nothing back. A bare "actually" takes back only when a short pick
     follows ("A... actually B"), not a remark ("A. Actually B is a common mistake")."""
-    last = None
-    for m in _CORRECTION.finditer(answer):
-        if m.end() < len(answer) and m.start() > 0:
-            last = m
+    last = last_correction(answer)
     if last is None:
         return ""
     after = answer[last.end() :]
