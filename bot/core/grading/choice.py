@@ -282,11 +282,13 @@ ABBREVIATIONS = {
     "1st": "first", "2nd": "second", "3rd": "third", "4th": "fourth", "5th": "fifth",
     "optimiser": "optimizer", "behaviour": "behavior",
     # Words with one meaning for a choice: "integers" are whole numbers, work that runs
-    # "concurrently" overlaps, "smaller" is less.
+    # "concurrently" overlaps, "smaller" is less; "smallest" and "greatest" compare as
+    # "smaller" and "greater" do.
     "integer": "whole number", "integers": "whole numbers", "concurrent": "overlap",
     "concurrently": "overlap", "concurrency": "overlap", "simultaneous": "overlap",
     "simultaneously": "overlap", "smaller": "lower", "fewer": "lower", "less": "lower",
     "bigger": "higher", "larger": "higher", "greater": "higher", "zero": "0",
+    "smallest": "lower", "largest": "higher", "biggest": "higher", "greatest": "higher",
 }  # fmt: skip
 # A denial ends where a complement starts: "no sharing of an allocated device" denies the
 # sharing, not the device; "not shared between containers" keeps the containers. ("For"
@@ -1033,6 +1035,8 @@ def named_choices(question: Question, answer: str) -> set[int]:
     "Each port has 400 GB/s ...") is no pick: the figure names a choice, not a unit word.
     """
     named = _named(question, answer)
+    if question.kind == "choice":
+        named = _as_yes_or_no(question, answer, named)
     if (
         question.kind == "choice"
         and len(named) == 1
@@ -1041,6 +1045,38 @@ def named_choices(question: Question, answer: str) -> set[int]:
     ):
         return set()
     return named
+
+
+# A reply or a choice that opens with a bare yes or no: "nope, time-slicing only", "No: ...".
+_YES_NO = re.compile(r"\s*(no+|nope|nah|yes|yep|yeah|yup)\s*(?:[,.:;!?]|[-—–]+|$)", re.IGNORECASE)
+
+
+@lru_cache(maxsize=4096)
+def _openings(question: Question) -> tuple[bool | None, ...]:
+    """For each choice, True when it opens with a bare yes, False with a bare no, else None."""
+    out: list[bool | None] = []
+    for choice in question.choices:
+        m = _YES_NO.match(fold(choice))
+        out.append(None if m is None else not m.group(1).startswith("n"))
+    return tuple(out)
+
+
+def _as_yes_or_no(question: Question, answer: str, named: set[int]) -> set[int]:
+    """An answer that opens with a bare "no" (or "yes") to a question whose choices open so
+    names no choice that opens the other way, and when it names nothing else, the one choice
+    that opens as it does: "nope, model state alone is bigger than the slice" picks "No:
+    model state alone is about 16–20 GB ..." among "Yes, easily ..." and "Yes, if ...". """
+    m = _YES_NO.match(fold(answer))
+    openings = _openings(question)
+    if m is None or all(o is None for o in openings):
+        return named
+    says_yes = not m.group(1).startswith("n")
+    against = {i for i, o in enumerate(openings) if o is (not says_yes)}
+    kept = named - against
+    same = [i for i, o in enumerate(openings) if o is says_yes]
+    if not kept and len(same) == 1:
+        return {same[0]}
+    return kept
 
 
 def _figures_miss(answer: str, question: Question, index: int) -> bool:
@@ -1122,6 +1158,8 @@ def _lead_kept(question: Question, answer: str, key: ChoiceKey) -> set[int]:
     picked = _named(question, lead)
     if not picked or (question.kind == "choice" and len(picked) != 1):
         return set()
+    if question.kind == "choice" and _contradicted(answer, question, next(iter(picked))):
+        return set()  # the rest says the pick's opposite: "least and greatest, greatest largest"
     rest_normal, rest_ends = clause_normal(rest)
     letters, _ = _letters_named(rest, key)
     others = _texts_named(rest_normal, key, rest_ends) | letters

@@ -1,0 +1,105 @@
+"""Choice answers that open with a bare yes or no, and remarks that say the opposite of the
+pick: "nope, model state alone is bigger than the slice" picks the one choice that opens
+with "No:" (a "yes" choice is never its pick), and "least and greatest priority, where
+greatest is the numerically largest" is no pick of "... the greatest being the numerically
+smallest"."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.core.content import Question
+from bot.core.grading import Verdict, grade
+from tests.support import choice_question
+
+SLICE = [
+    "No: model state alone is about 16–20 GB, more than the slice's 10 GB",
+    "Yes, easily: 1B parameters take 1 GB",
+    "Yes, if you use a higher stream priority",
+    "Only with time-slicing on top",
+]
+FITS = choice_question("choice", SLICE, SLICE[0], prompt="Can you train a 1B model on 1g.10gb?")
+PLUGIN = [
+    "No: MIG devices can be time-sliced, but MPS sharing of MIG devices is not supported",
+    "Yes, both MPS and time-slicing work on MIG devices",
+    "Only with the single strategy",
+    "Only on H100",
+]
+MPS_ON_MIG = choice_question("choice", PLUGIN, PLUGIN[0], prompt="Can the plugin use MPS on MIG?")
+RISK = [
+    "No memory or fault isolation: one tenant can exhaust memory or crash the others",
+    "Time-slicing needs a per-GPU licence",
+    "Time-slicing only works on A100",
+    "Tenants get more compute than they pay for",
+]
+EXTERNAL = choice_question("choice", RISK, RISK[0], prompt="What is the biggest risk?")
+RANGE = [
+    "The least priority and the greatest priority, the greatest being the numerically smallest",
+    "The smallest and largest number of streams allowed",
+    "The minimum and maximum compute capability",
+    "The default priority and the number of priority levels",
+]
+PRIORITIES = choice_question("choice", RANGE, RANGE[0], prompt="What are the two values?")
+
+
+def verdict(question: Question, answer: str) -> Verdict:
+    return grade(question, answer).verdict
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        # real blind answers (wt4), labelled correct
+        (FITS, "no, 1B × ~16-20 bytes of state ≈ 16-20 GB, way over 10 GB before activations"),
+        (FITS, "nope, model state alone is bigger than the slice"),
+        (MPS_ON_MIG, "nope, time-slicing only"),
+        (FITS, "No."),
+        (MPS_ON_MIG, "no — the plugin can time-slice MIG devices but doesn't support MPS on them"),
+    ],
+)
+def test_a_bare_no_picks_the_one_choice_that_opens_with_no(question: Question, answer: str) -> None:
+    assert verdict(question, answer) is Verdict.CORRECT
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        (FITS, "yes, 1B params is only 1 GB"),
+        (FITS, "no, only with time-slicing on top"),
+        (MPS_ON_MIG, "yes, both MPS and time-slicing work on mixed-strategy MIG devices"),
+        (MPS_ON_MIG, "no, only with the single strategy"),
+    ],
+)
+def test_a_yes_or_a_no_followed_by_another_choice_is_that_choice(
+    question: Question, answer: str
+) -> None:
+    assert verdict(question, answer) is Verdict.INCORRECT
+
+
+def test_a_bare_yes_among_two_yes_choices_names_none() -> None:
+    graded = grade(FITS, "yes")
+    assert not graded.answered
+
+
+def test_no_as_a_word_of_the_answer_is_no_yes_or_no() -> None:
+    # "No memory ..." opens a choice's words, not a verdict: the tenant risk stays readable
+    assert verdict(EXTERNAL, "no mem or fault isolation — one tenant can crash everyone") is (
+        Verdict.CORRECT
+    )
+    assert verdict(EXTERNAL, "per-GPU licence cost") is Verdict.INCORRECT
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        ("least and greatest priority, where greatest is the numerically largest number",
+         Verdict.INCORRECT),
+        ("(least, greatest) — and greatest is the more negative one since lower number = "
+         "higher priority", Verdict.CORRECT),
+        ("least and greatest priority; greatest is the numerically smallest", Verdict.CORRECT),
+    ],
+)  # fmt: skip
+def test_a_remark_with_the_opposite_superlative_undoes_the_pick(
+    answer: str, expected: Verdict
+) -> None:
+    assert verdict(PRIORITIES, answer) is expected
