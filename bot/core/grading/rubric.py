@@ -37,6 +37,8 @@ _CUES = frozenset(
 )  # fmt: skip
 # "not only", "no matter", "not just": the cue does not deny what follows.
 _NOT_CUES = frozenset({("not", "only"), ("not", "just"), ("no", "matter"), ("not", "merely")})
+# "all or nothing" is a policy, not a denial of what follows it.
+_NOT_DENIALS = frozenset({("or", "nothing")})
 _WINDOW_BEFORE = 6
 _STEM = Stemmer.Stemmer("english")
 _WINDOW_AFTER = 3
@@ -394,7 +396,7 @@ def _negated(normal: str, start: int, end: int) -> bool:
     """Whether the words just before ``start`` (or just after ``end``) deny the match."""
     before = normal[:start].split()[-_WINDOW_BEFORE:]
     for i, word in enumerate(before):
-        if word in _CUES:
+        if word in _CUES and not (i and (before[i - 1], word) in _NOT_DENIALS):
             rest = before[i + 1 :] or normal[start:end].split() or [""]
             following = rest[0]
             if (word, following) not in _NOT_CUES:
