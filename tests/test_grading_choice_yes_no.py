@@ -103,3 +103,35 @@ def test_a_remark_with_the_opposite_superlative_undoes_the_pick(
     answer: str, expected: Verdict
 ) -> None:
     assert verdict(PRIORITIES, answer) is expected
+
+
+COST = [
+    "Context switches between processes, and no overlap of their kernels",
+    "It halves the memory bandwidth",
+    "It disables tensor cores",
+    "It forces the GPU into a lower clock",
+]
+THROUGHPUT = choice_question(
+    "choice",
+    COST,
+    COST[0],
+    prompt="Where does time-slicing lose throughput compared with MPS?",
+)
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        # a real blind answer (wt4), labelled incorrect: the remark answers with another choice
+        ("context switches are free, the loss is that time-slicing lowers the clock",
+         Verdict.INCORRECT),
+        # a remark that dismisses the other choice, or says why, keeps the pick
+        ("context switches, and no kernel overlap; it would not lower the clock", Verdict.CORRECT),
+        ("context switching between the processes, and their kernels never overlap (MPS lets "
+         "them run concurrently)", Verdict.CORRECT),
+    ],
+)  # fmt: skip
+def test_a_remark_that_answers_with_another_choice_undoes_the_pick(
+    answer: str, expected: Verdict
+) -> None:
+    assert verdict(THROUGHPUT, answer) is expected

@@ -1168,6 +1168,8 @@ def _lead_kept(question: Question, answer: str, key: ChoiceKey) -> set[int]:
         others |= _listed(rest, question, key)[0]
         if not others:
             return set()  # "overlap. less memory": the list goes on
+    elif not others and _names_asked_gist(question, rest, picked):
+        return set()  # "context switches are free, the loss is that time-slicing lowers the clock"
     if others & picked:
         return set()  # the rest takes up a pick again: "A, B. Not B though"
     if others:
@@ -1181,6 +1183,19 @@ def _lead_kept(question: Question, answer: str, key: ChoiceKey) -> set[int]:
         if asks_negative(question) and _DENY_CUES.intersection(normalize(rest).split()):
             return set()  # asked what cannot fly, "A, B. the kiwi can't" adds the kiwi
     return picked
+
+
+def _names_asked_gist(question: Question, rest: str, picked: set[int]) -> bool:
+    """Whether the remark ``rest`` after a pick gives the gist of another choice as the answer
+    to the question, in the question's own words and without dismissing it: "context switches
+    are free, the loss is that time-slicing lowers the clock" (asked where time-slicing loses
+    throughput) answers with the lower clock."""
+    gist = _fragment_named(rest, question)
+    if gist is None or gist in picked:
+        return False
+    words = set(normalize(rest).split())
+    asked = _prompt_words(question) & _own_words(rest, question)
+    return len(asked) > 1 and not _DISMISSING & words
 
 
 def _plain_stems(text: str) -> set[str]:
