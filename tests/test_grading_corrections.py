@@ -159,3 +159,19 @@ def test_an_unscoped_second_figure_or_a_wrong_figure_for_the_product_is_wrong(
     question: Question, answer: str
 ) -> None:
     assert verdict(question, answer) is Verdict.INCORRECT
+
+
+GPUS = replace(numeric(14, "GPUs"), prompt="How many 80 GB GPUs hold 1.12 TB of state?")
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        # a real blind answer (wt4), labelled correct: "2+ nodes" counts nodes, not GPUs
+        ("fourteen, so in practice 2+ nodes", Verdict.CORRECT),
+        ("14+", Verdict.CORRECT),
+        ("2+", Verdict.INCORRECT),
+    ],
+)
+def test_at_least_a_number_is_that_number_of_its_unit(answer: str, expected: Verdict) -> None:
+    assert verdict(GPUS, answer) is expected

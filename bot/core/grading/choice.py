@@ -289,6 +289,11 @@ ABBREVIATIONS = {
     "simultaneously": "overlap", "smaller": "lower", "fewer": "lower", "less": "lower",
     "bigger": "higher", "larger": "higher", "greater": "higher", "zero": "0",
     "smallest": "lower", "largest": "higher", "biggest": "higher", "greatest": "higher",
+    # units spelt out: "mebibytes" is MiB
+    "kibibyte": "kib", "kibibytes": "kib", "mebibyte": "mib", "mebibytes": "mib",
+    "gibibyte": "gib", "gibibytes": "gib", "tebibyte": "tib", "tebibytes": "tib",
+    "megabyte": "mb", "megabytes": "mb", "gigabyte": "gb", "gigabytes": "gb",
+    "terabyte": "tb", "terabytes": "tb",
 }  # fmt: skip
 # A denial ends where a complement starts: "no sharing of an allocated device" denies the
 # sharing, not the device; "not shared between containers" keeps the containers. ("For"
@@ -1106,7 +1111,7 @@ _LEAD_END_ONE = re.compile(r"(?<=\S) [-—–]+ |\.+(?:\s+|$)|;|\n|,\s+")
 _UNSURE = re.compile(
     r"\b(?:or|maybe|perhaps|actually|unsure|not\s+sure|either|might|possibly|guess|wait|"
     r"too(?![\w-])(?=\s*(?:$|[^\w\s]|(?:i|imo|tbh|though|probably|maybe|btw|honestly|and|but|or)\b))"
-    r"|also|as\s+well|both|plus|and\s+also|correct|right|true|valid|applies|apply|works?|"
+    r"|also|as\s+well|both(?!\s+(?:directions?|ways)\b)|plus|and\s+also|correct|right|true|valid|applies|apply|works?|"
     r"counts?|yes|fine|answer|rather|instead|hmm|nvm|sorry|mean|scratch|ok|okay|better|best|"
     r"needed|required|necessary|must|good|likely|close[rs]?t?|add|include|holds?|what|one\s+of|"
     r"plausible|possib\w*|could|alternativ\w*|second|tempt\w*|consider\w*|torn|between|"
@@ -1334,7 +1339,9 @@ def _named_whole(question: Question, answer: str) -> set[int]:
     if question.kind == "multi":
         kept = _comments_dropped(answer, question, key)
         if kept != answer:
-            letters, _ = _letters_named(kept, key, lead=not reopened)
+            # "A, B, C. D too": a remark that adds a letter adds it to the list
+            adds = bool(_ADDING.intersection(normalize(kept).split()))
+            letters, _ = _letters_named(kept, key, lead=not (reopened or adds))
             rest = [t for t in re.sub(r"[^\w'’]+", " ", fold(kept)).split() if t not in _FILLER]
             if rest and all(t in key.letters for t in rest):  # "A and B (C, D are optional)"
                 return letters

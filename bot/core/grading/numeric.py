@@ -93,8 +93,8 @@ _HEDGES = frozenset({"or", "maybe", "either", "perhaps"})
 _NUMBER = re.compile(
     r"(?<![\w.])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?:e([-+]?\d+))?"
 )
-_AFTER = re.compile(
-    r"\s*(k\b|thousand\b|million\b|mn\b|billion\b|bn\b|trillion\b)?"
+_AFTER = re.compile(  # "2+ nodes": at least 2, of nodes
+    r"\+?\s*(k\b|thousand\b|million\b|mn\b|billion\b|bn\b|trillion\b)?"
     r"(\s*(?:-|–|—|to)\s*(\d+(?:\.\d+)?))?"
     r"\s*(%|[^\W\d_]+(?:-[^\W\d_]+)?(?:\s*(?:/|per|a|an)\s*[^\W\d_]+)?)?",
     re.UNICODE,

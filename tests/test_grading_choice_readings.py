@@ -1,8 +1,9 @@
-"""Choice answers that open with a bare yes or no, and remarks that say the opposite of the
-pick: "nope, model state alone is bigger than the slice" picks the one choice that opens
-with "No:" (a "yes" choice is never its pick), and "least and greatest priority, where
-greatest is the numerically largest" is no pick of "... the greatest being the numerically
-smallest"."""
+"""Choice and multi answers read as grader 1.6 reads them: a bare yes or no ("nope, model
+state alone is bigger than the slice" picks the one choice that opens with "No:"); a remark
+that says the pick's opposite ("greatest is the numerically largest") or answers with another
+choice's gist undoes the pick; a remark that adds a letter ("A, B, C. D too") adds it, while
+"both directions" in a remark adds nothing; a unit spelt out ("mebibytes") names its
+symbol."""
 
 from __future__ import annotations
 
@@ -135,3 +136,50 @@ def test_a_remark_that_answers_with_another_choice_undoes_the_pick(
     answer: str, expected: Verdict
 ) -> None:
     assert verdict(THROUGHPUT, answer) is expected
+
+
+RISKS = [
+    "MPS sharing in the NVIDIA device plugin",
+    "GPU allocation features such as dynamic MIG in NVIDIA's DRA driver",
+    "Native gang scheduling in Kubernetes v1.35",
+    "Pod priority and preemption",
+    "Device plugins",
+]
+IMMATURE = choice_question("multi", RISKS, RISKS[:3], prompt="Which would you flag as immature?")
+FIGURES = [
+    "A100: 600 GB/s bidirectional",
+    "H100: 900 GB/s bidirectional",
+    "H100: 450 GB/s in each direction",
+    "H100: 900 GB/s in each direction",
+    "B200: 900 GB/s per single link",
+]
+STATED = choice_question("multi", FIGURES, FIGURES[:3], prompt="Which figures are right?")
+UNITS = ["MiB", "GB", "GiB", "bytes"]
+LABEL_UNIT = choice_question("choice", UNITS, "MiB", prompt="In which unit is gpu.memory?")
+
+
+@pytest.mark.parametrize("answer", ["A, B, C. D too", "A, B, C. D as well", "A, B, C. also D"])
+def test_a_remark_that_adds_a_letter_adds_it(answer: str) -> None:
+    assert verdict(IMMATURE, answer) is Verdict.INCORRECT
+
+
+def test_both_directions_in_a_remark_adds_no_choice() -> None:
+    # a real blind answer (wt4), labelled correct
+    answer = (
+        "first three. 900 is both directions added up, and the B200 per-link line is bogus "
+        "(it's 100 GB/s/link)"
+    )
+    assert verdict(STATED, answer) is Verdict.CORRECT
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        ("mebibytes, so an 80GB card shows ~80000", Verdict.CORRECT),
+        ("mebibytes", Verdict.CORRECT),
+        ("gibibytes", Verdict.INCORRECT),
+        ("in gigabytes", Verdict.INCORRECT),
+    ],
+)
+def test_a_unit_spelt_out_names_its_symbol(answer: str, expected: Verdict) -> None:
+    assert verdict(LABEL_UNIT, answer) is expected
