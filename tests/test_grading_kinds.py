@@ -35,7 +35,7 @@ def numeric(
 
 def test_grader_version_names_the_rules_of_this_release() -> None:
     # Bumped whenever a grade can change, so `studybot regrade` knows what is stale.
-    assert GRADER_VERSION == "1.5"
+    assert GRADER_VERSION == "1.6"
 
 
 # ---- normalisation --------------------------------------------------------

@@ -18,7 +18,7 @@ from bot.core.content import Question, RubricPoint
 from bot.core.errors import UserError
 from bot.core.grading.correction import corrected
 
-GRADER_VERSION = "1.5"  # 1.1: not-an-answer, choices as text, numbers, identifiers
+GRADER_VERSION = "1.6"  # 1.1: not-an-answer, choices as text, numbers, identifiers
 # 1.2: choice gist and exceptions, who a rubric claim is about, negative facts, shorthands
 # 1.3: choices in words (spelt CamelCase names, remarks, "but not", paraphrases, "per X"),
 # terse rubric answers (labels, "to be" left out, possessives)
@@ -27,6 +27,9 @@ GRADER_VERSION = "1.5"  # 1.1: not-an-answer, choices as text, numbers, identifi
 # and rubric points said in other words (half of a point's own words in one sentence)
 # 1.5: short-answer hedges and slips, units of another kind, restated scopes; choice words
 # weighed by what tells rivals apart; rubric notes read line by line, short notes make every point
+# 1.6: self-corrections ("Ampere? no wait, Hopper", "7, no wait, 4"), fractions for shares ("1/10"),
+# figures for another product ("4, or 7 on an A100"), a bare yes/no, remarks that undo or add to a
+# pick, myths in other words than their none: phrases, "all-or-nothing" denies nothing
 MAX_ANSWER_CHARS = 4000
 _TERM_WORDS = 4  # a short answer's correction names a term of at most this many words
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffd]+")

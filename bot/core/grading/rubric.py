@@ -595,6 +595,7 @@ def match_rubric(question: Question, answer: str) -> tuple[list[RubricPoint], li
     subj = subjects(question)
     matched: list[RubricPoint] = []
     missed: list[RubricPoint] = []
+    reporting: bool | None = None  # whether the answer reports or refutes a claim
     for index, pm in enumerate(matchers):
         here, own = parts, False
         if subj is not None and subj.patterns[index] is not None:
@@ -612,8 +613,10 @@ def match_rubric(question: Question, answer: str) -> tuple[list[RubricPoint], li
             sentences = _sentences(answer) if sentences is None else sentences
             said = _in_other_words(wordings[index], index, sentences, subj)
         made = said and not _found(pm.none, parts)
-        if made and pm.loose_none and not _REPORTING.search(normalize(answer)):
-            made = not _found(pm.loose_none, parts)
+        if made and pm.loose_none:
+            if reporting is None:
+                reporting = bool(_REPORTING.search(normalize(answer)))
+            made = reporting or not _found(pm.loose_none, parts)
         if made and subj is not None and subj.patterns[index] is not None and not own:
             # A subject given another point's property is a swap, unless the answer also
             # says its own ("MPS: also one fault domain: ... hits every client").
