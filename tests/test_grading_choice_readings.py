@@ -183,3 +183,20 @@ def test_both_directions_in_a_remark_adds_no_choice() -> None:
 )
 def test_a_unit_spelt_out_names_its_symbol(answer: str, expected: Verdict) -> None:
     assert verdict(LABEL_UNIT, answer) is expected
+
+
+PARTS = [
+    "2 bytes of half-precision weights",
+    "2 bytes of half-precision gradients",
+    "4 bytes of fp32 master weights",
+    "8 bytes of Adam moment estimates",
+    "4 bytes of activations",
+]
+STATE = choice_question("multi", PARTS, PARTS[:4], prompt="Which make up the 16 bytes?")
+
+
+def test_grads_are_gradients() -> None:
+    # a real blind answer (wt4), labelled correct
+    answer = "half weights 2 + half grads 2 + fp32 master 4 + adam moments 8 = 16"
+    assert verdict(STATE, answer) is Verdict.CORRECT
+    assert verdict(STATE, "grads and activations") is Verdict.INCORRECT

@@ -274,6 +274,7 @@ _DENY_SUBJECT = frozenset({"isnt", "arent", "doesnt", "dont", "cant", "cannot", 
 ABBREVIATIONS = {
     "gen": "generation", "prio": "priority", "util": "utilization", "utilisation": "utilization",
     "mem": "memory", "perf": "performance", "params": "parameters", "param": "parameter",
+    "grads": "gradients", "grad": "gradient",
     "cfg": "config", "configuration": "config", "std": "standard", "ram": "memory",
     "memcpy": "memory copy", "memcpys": "memory copies", "fw": "framework", "ctx": "context",
     "w": "with", "fb": "framebuffer", "vf": "virtual function", "vfs": "virtual functions",
