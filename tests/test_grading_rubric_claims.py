@@ -290,3 +290,29 @@ def test_paraphrases_people_type_make_the_points(answer: str) -> None:
 
 def test_a_denied_paraphrase_makes_no_point() -> None:
     assert points_made(RUNS, "they don't run at the same time") == []
+
+
+GANGS = rubric_question(
+    "How do you keep a half-started gang from holding GPUs?",
+    [
+        {"point": "Admit whole gangs", "any": ["all or nothing", "gang admission"]},
+        {"point": "Requeue gangs that do not start", "any": ["waitforpodsready", "requeue"]},
+    ],
+)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        # a real blind answer (wt4): "all-or-nothing" names a policy, it denies nothing after it
+        "kueue all-or-nothing admission + waitForPodsReady",
+        "all or nothing admission plus a requeue on timeout",
+    ],
+)
+def test_all_or_nothing_denies_nothing_after_it(answer: str) -> None:
+    assert points_made(GANGS, answer) == ["Admit whole gangs", "Requeue gangs that do not start"]
+
+
+def test_a_real_denial_after_or_still_denies() -> None:
+    made = points_made(GANGS, "all or nothing admission; there is no requeue at all")
+    assert made == ["Admit whole gangs"]

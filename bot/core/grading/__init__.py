@@ -17,6 +17,7 @@ from functools import lru_cache
 
 from bot.core.content import Question, RubricPoint
 from bot.core.errors import UserError
+from bot.core.grading.correction import corrected
 
 GRADER_VERSION = "1.6"  # 1.1: not-an-answer, choices as text, numbers, identifiers
 # 1.2: choice gist and exceptions, who a rubric claim is about, negative facts, shorthands
@@ -28,7 +29,11 @@ GRADER_VERSION = "1.6"  # 1.1: not-an-answer, choices as text, numbers, identifi
 # 1.5: short-answer hedges and slips, units of another kind, restated scopes; choice words
 # weighed by what tells rivals apart; rubric notes read line by line, short notes make every point
 # 1.6: choice letters ("b", "A, C") to a short question, which has no choices, are not an answer
+# 1.6: self-corrections ("Ampere? no wait, Hopper", "7, no wait, 4"), fractions for shares ("1/10"),
+# figures for another product ("4, or 7 on an A100"), a bare yes/no, remarks that undo or add to a
+# pick, myths in other words than their none: phrases, "all-or-nothing" denies nothing
 MAX_ANSWER_CHARS = 4000
+_TERM_WORDS = 4  # a short answer's correction names a term of at most this many words
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffd]+")
 
 
@@ -168,10 +173,16 @@ def grade(question: Question, answer: str) -> Grade:
         if len(text) <= KEPT_CHOICE_CHARS:
             return _kept_choice_grade(question, text)
         return _grade_choice(question, text)
-    if question.kind == "numeric":
-        return _grade_numeric(question, text)
-    if question.kind == "short":
-        return _grade_short(question, text)
+    if question.kind in ("numeric", "short"):
+        # "7, no wait, 4" answers 4, when what follows answers at all, and "MSP, I mean MPS"
+        # MPS, when what follows is a term rather than a remark (the choice grader reads its
+        # own corrections: "Ampere? no wait, Hopper").
+        grader = _grade_numeric if question.kind == "numeric" else _grade_short
+        tail = corrected(text)
+        if tail is not None and question.kind == "short" and len(tail.split()) > _TERM_WORDS:
+            tail = None
+        graded = grader(question, tail) if tail is not None else None
+        return graded if graded is not None and graded.answered else grader(question, text)
     if question.rubric:
         return _grade_rubric(question, text)
     return _grade_reference(question, text)

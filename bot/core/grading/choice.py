@@ -21,6 +21,7 @@ from rapidfuzz import fuzz
 from rapidfuzz.distance import Levenshtein
 
 from bot.core.content import Question
+from bot.core.grading.correction import last_correction
 from bot.core.grading.normalize import fold, normalize, plain_paraphrases
 from bot.core.grading.overlap import STOPWORDS
 
@@ -288,25 +289,32 @@ _DENY_SUBJECT = frozenset({"isnt", "arent", "doesnt", "dont", "cant", "cannot", 
 ABBREVIATIONS = {
     "gen": "generation", "prio": "priority", "util": "utilization", "utilisation": "utilization",
     "mem": "memory", "perf": "performance", "params": "parameters", "param": "parameter",
+    "grads": "gradients", "grad": "gradient",
     "cfg": "config", "configuration": "config", "std": "standard", "ram": "memory",
     "memcpy": "memory copy", "memcpys": "memory copies", "fw": "framework", "ctx": "context",
     "w": "with", "fb": "framebuffer", "vf": "virtual function", "vfs": "virtual functions",
     "pf": "physical function", "mdev": "mediated device", "vram": "memory", "gpus": "gpu",
-    "approx": "about", "bidir": "bidirectional", "bidi": "bidirectional", "grads": "gradients",
-    "fp16": "half precision", "grad": "gradient",
+    "approx": "about", "bidir": "bidirectional", "bidi": "bidirectional",
+    "fp16": "half precision",
     "1st": "first", "2nd": "second", "3rd": "third", "4th": "fourth", "5th": "fifth",
     "optimiser": "optimizer", "behaviour": "behavior",
     # Words with one meaning for a choice: "integers" are whole numbers, work that runs
-    # "concurrently" overlaps, "smaller" is less.
+    # "concurrently" overlaps, "smaller" is less; "smallest" and "greatest" compare as "smaller" and
+    # "greater" do.
     "integer": "whole number", "integers": "whole numbers", "concurrent": "overlap",
     "concurrently": "overlap", "concurrency": "overlap", "simultaneous": "overlap",
     "simultaneously": "overlap", "smaller": "lower", "fewer": "lower", "less": "lower",
     "bigger": "higher", "larger": "higher", "greater": "higher", "zero": "0",
-    "smallest": "lowest", "largest": "highest", "biggest": "highest",
+    "smallest": "lower", "largest": "higher", "biggest": "higher", "greatest": "higher",
     # Participles the stemmer leaves apart from their verbs: "grown" is "grows".
     "grown": "grow", "shown": "show", "known": "know", "given": "give", "taken": "take",
     "written": "write", "chosen": "choose", "hidden": "hide", "broken": "break",
     "frozen": "freeze", "driven": "drive", "thrown": "throw", "drawn": "draw",
+    # units spelt out: "mebibytes" is MiB
+    "kibibyte": "kib", "kibibytes": "kib", "mebibyte": "mib", "mebibytes": "mib",
+    "gibibyte": "gib", "gibibytes": "gib", "tebibyte": "tib", "tebibytes": "tib",
+    "megabyte": "mb", "megabytes": "mb", "gigabyte": "gb", "gigabytes": "gb",
+    "terabyte": "tb", "terabytes": "tb",
 }  # fmt: skip
 # A denial ends where a complement starts: "no sharing of an allocated device" denies the
 # sharing, not the device; "not shared between containers" keeps the containers. ("For"
@@ -1087,6 +1095,8 @@ def named_choices(question: Question, answer: str) -> set[int]:
     "Each port has 400 GB/s ...") is no pick: the figure names a choice, not a unit word.
     """
     named = _named(question, answer)
+    if question.kind == "choice":
+        named = _as_yes_or_no(question, answer, named)
     if (
         question.kind == "choice"
         and len(named) == 1
@@ -1095,6 +1105,38 @@ def named_choices(question: Question, answer: str) -> set[int]:
     ):
         return set()
     return named
+
+
+# A reply or a choice that opens with a bare yes or no: "nope, time-slicing only", "No: ...".
+_YES_NO = re.compile(r"\s*(no+|nope|nah|yes|yep|yeah|yup)\s*(?:[,.:;!?]|[-—–]+|$)", re.IGNORECASE)
+
+
+@lru_cache(maxsize=4096)
+def _openings(question: Question) -> tuple[bool | None, ...]:
+    """For each choice, True when it opens with a bare yes, False with a bare no, else None."""
+    out: list[bool | None] = []
+    for choice in question.choices:
+        m = _YES_NO.match(fold(choice))
+        out.append(None if m is None else not m.group(1).startswith("n"))
+    return tuple(out)
+
+
+def _as_yes_or_no(question: Question, answer: str, named: set[int]) -> set[int]:
+    """An answer that opens with a bare "no" (or "yes") to a question whose choices open so
+    names no choice that opens the other way, and when it names nothing else, the one choice
+    that opens as it does: "nope, model state alone is bigger than the slice" picks "No:
+    model state alone is about 16–20 GB ..." among "Yes, easily ..." and "Yes, if ...". """
+    m = _YES_NO.match(fold(answer))
+    openings = _openings(question)
+    if m is None or all(o is None for o in openings):
+        return named
+    says_yes = not m.group(1).startswith("n")
+    against = {i for i, o in enumerate(openings) if o is (not says_yes)}
+    kept = named - against
+    same = [i for i, o in enumerate(openings) if o is says_yes]
+    if not kept and len(same) == 1:
+        return {same[0]}
+    return kept
 
 
 def _figures_miss(answer: str, question: Question, index: int) -> bool:
@@ -1124,7 +1166,7 @@ _LEAD_END_ONE = re.compile(r"(?<=\S) [-—–]+ |\.+(?:\s+|$)|;|\n|,\s+")
 _UNSURE = re.compile(
     r"\b(?:or|maybe|perhaps|actually|unsure|not\s+sure|either|might|possibly|guess|wait|"
     r"too(?![\w-])(?=\s*(?:$|[^\w\s]|(?:i|imo|tbh|though|probably|maybe|btw|honestly|and|but|or)\b))"
-    r"|also|as\s+well|both|plus|and\s+also|correct|right|true|valid|applies|apply|works?|"
+    r"|also|as\s+well|both(?!\s+(?:directions?|ways)\b)|plus|and\s+also|correct|right|true|valid|applies|apply|works?|"
     r"counts?|yes|fine|answer|rather|instead|hmm|nvm|sorry|mean|scratch|ok|okay|better|best|"
     r"needed|required|necessary|must|good|likely|close[rs]?t?|add|include|holds?|what|one\s+of|"
     r"plausible|possib\w*|could|alternativ\w*|second|tempt\w*|consider\w*|torn|"
@@ -1136,7 +1178,7 @@ _UNSURE = re.compile(
 )
 # A rest that goes on with the opening claim rather than remarking on another choice:
 # "a fixed minimum set at creation, which then grows on demand".
-_GOES_ON = re.compile(r"\s*(?:which|where|that|then|and\s+then|so|but|because|as)\b")
+_GOES_ON = re.compile(r"\s*(?:which|where|that|then|and\s+then|but)\b")
 # Words that say nothing of a choice named in a remark: "A, B. D, obviously" lists D.
 _EMPHASIS = frozenset(
     _stem(w)
@@ -1181,6 +1223,8 @@ def _lead_kept(question: Question, answer: str, key: ChoiceKey) -> set[int]:
     picked = _named(question, lead)
     if not picked or (question.kind == "choice" and len(picked) != 1):
         return set()
+    if question.kind == "choice" and _contradicted(answer, question, next(iter(picked))):
+        return set()  # the rest says the pick's opposite: "least and greatest, greatest largest"
     rest_normal, rest_ends = clause_normal(rest)
     letters, _ = _letters_named(rest, key)
     others = _texts_named(rest_normal, key, rest_ends) | letters
@@ -1189,6 +1233,8 @@ def _lead_kept(question: Question, answer: str, key: ChoiceKey) -> set[int]:
         others |= _listed(rest, question, key)[0]
         if not others:
             return set()  # "overlap. less memory": the list goes on
+    elif not others and _names_asked_gist(question, rest, picked):
+        return set()  # "context switches are free, the loss is that time-slicing lowers the clock"
     if others & picked:
         return set()  # the rest takes up a pick again: "A, B. Not B though"
     if question.kind == "choice" and not others and not _letters_named(lead, key)[0]:
@@ -1221,6 +1267,19 @@ def _conceded(after: str) -> bool:
     return bool((_DENY_CUES | _UNTRUE).intersection(normalize(but.group(1)).split()))
 
 
+def _names_asked_gist(question: Question, rest: str, picked: set[int]) -> bool:
+    """Whether the remark ``rest`` after a pick gives the gist of another choice as the answer
+    to the question, in the question's own words and without dismissing it: "context switches
+    are free, the loss is that time-slicing lowers the clock" (asked where time-slicing loses
+    throughput) answers with the lower clock."""
+    gist = _fragment_named(rest, question)
+    if gist is None or gist in picked:
+        return False
+    words = set(normalize(rest).split())
+    asked = _prompt_words(question) & _own_words(rest, question)
+    return len(asked) > 1 and not _DISMISSING & words
+
+
 def _plain_stems(text: str) -> set[str]:
     return {_stem(w) for w in normalize(text).split() if w not in STOPWORDS and len(w) > 1}
 
@@ -1249,23 +1308,11 @@ def _own_words(remark: str, question: Question) -> set[str]:
     return _plain_stems(_without_choices(remark, question)) - _choice_stems(question) - _SAYING
 
 
-# A person taking back what they wrote: "B. no wait, C", "A... actually B", "C - scratch that, D".
-_CORRECTION = re.compile(
-    r"(?:^|[.,;!…]|\s[-—–]+)\s*(?:(no\s+wait|wait\s*,?\s*no|wait|actually\s*,?\s*no|no\s*,?\s*actually"
-    r"|scratch\s+that|on\s+second\s+thoughts?|correction|i\s+mean|make\s+that)|(actually|no(?=\s*,)))"
-    r"\b[\s,:.!-]*",
-    re.IGNORECASE,
-)
-
-
 def _corrected(question: Question, answer: str) -> str:
     """What an answer says after the last place where it takes back what it said before,
     or "" when it takes nothing back. A bare "actually" takes back only when a short pick
     follows ("A... actually B"), not a remark ("A. Actually B is a common mistake")."""
-    last = None
-    for m in _CORRECTION.finditer(answer):
-        if m.end() < len(answer) and m.start() > 0:
-            last = m
+    last = last_correction(answer)
     if last is None:
         return ""
     after = answer[last.end() :]
@@ -1401,7 +1448,9 @@ def _named_whole(question: Question, answer: str) -> set[int]:
     if question.kind == "multi":
         kept = _comments_dropped(answer, question, key)
         if kept != answer:
-            letters, _ = _letters_named(kept, key, lead=not reopened)
+            # "A, B, C. D too": a remark that adds a letter adds it to the list
+            adds = bool(_ADDING.intersection(normalize(kept).split()))
+            letters, _ = _letters_named(kept, key, lead=not (reopened or adds))
             rest = [t for t in re.sub(r"[^\w'’]+", " ", fold(kept)).split() if t not in _FILLER]
             if rest and all(t in key.letters for t in rest):  # "A and B (C, D are optional)"
                 return letters

@@ -93,8 +93,8 @@ _HEDGES = frozenset({"or", "maybe", "either", "perhaps"})
 _NUMBER = re.compile(
     r"(?<![\w.])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?:e([-+]?\d+))?"
 )
-_AFTER = re.compile(
-    r"\s*(k\b|thousand\b|million\b|mn\b|billion\b|bn\b|trillion\b)?"
+_AFTER = re.compile(  # "2+ nodes": at least 2, of nodes
+    r"\+?\s*(k\b|thousand\b|million\b|mn\b|billion\b|bn\b|trillion\b)?"
     r"(\s*(?:-|–|—|to)\s*(\d+(?:\.\d+)?))?"
     r"\s*(%|[^\W\d_]+(?:-[^\W\d_]+)?(?:\s*(?:/|per|a|an)\s*[^\W\d_]+)?)?",
     re.UNICODE,
@@ -420,15 +420,28 @@ def _as_fraction(m: re.Match[str]) -> str:
     return f"{round(count * float(base), 4):g}"
 
 
+# A share written as a fraction where a percentage is asked: "1/10", "1 in 10", "one out of
+# four". Only a proper fraction: "80/4" is working, not a share.
+_SHARE = re.compile(r"(?<![\w./])(\d+)\u2063?\s*(?:/|\bin\b|\bout of\b)\s*(\d+)(?:th)?(?![\w./])")
+
+
+def _as_share(m: re.Match[str]) -> str:
+    top, bottom = int(m.group(1)), int(m.group(2))
+    return f"{top / bottom:.4g}" if 0 < top < bottom else m.group(0)
+
+
 def _spell_out(text: str, fractions: bool) -> str:
-    """Powers of ten as ``e`` notation, GPU time as time, fraction words as numbers."""
+    """Powers of ten as ``e`` notation, GPU time as time, fraction words (and, where a share
+    is asked, fractions such as "1/10") as numbers."""
     text = _POWER.sub(lambda m: m.group(0) if m.group(0)[0] in "^*" else "^" + m.group(0), text)
     text = text.translate(_SUPERSCRIPTS).replace("≈", " = ")
     text = _SCIENTIFIC.sub(r"\1e\2", text)
     text = _BARE_POWER.sub(r"1e\1", text)
     text = _GPU_TIME.sub("", text)
     text = _ZERO.sub("0", text)
-    return _FRACTION.sub(_as_fraction, text) if fractions else text
+    if not fractions:
+        return text
+    return _SHARE.sub(_as_share, words_to_digits(_FRACTION.sub(_as_fraction, text)))
 
 
 @lru_cache(maxsize=8192)
@@ -554,6 +567,33 @@ def _elsewhere(question: Question, reading: Reading) -> bool:
     )
 
 
+# A figure stated for a named product: "7 on an A100", "28 with A100s", "4 for the A30".
+_FOR_PRODUCT = re.compile(
+    r"[^,;:()=]{0,25}?\b(?:on|for|with|in|of)\s+(?:an?\s+|the\s+)?([a-z]+\d+[a-z]*)\b"
+)
+_PRODUCT_NAME = re.compile(r"\b[a-z]+\d+[a-z]*\b")
+
+
+@lru_cache(maxsize=4096)
+def _prompt_products(question: Question) -> frozenset[str]:
+    return frozenset(_PRODUCT_NAME.findall(fold(question.prompt)))
+
+
+def _about_the_asked(question: Question, text: str, readings: list[Reading]) -> list[Reading]:
+    """``readings`` less those stated for a product the prompt does not name: "up to 4, or
+    7 on an A100" to a question about an A30 is 4, not a hedge."""
+    asked = _prompt_products(question)
+    if not asked:
+        return readings
+    kept = []
+    for r in readings:
+        m = _FOR_PRODUCT.match(text, r.start)
+        name = m.group(1) if m else ""
+        if not name or name in asked or name.removesuffix("s") in asked:
+            kept.append(r)
+    return kept or readings
+
+
 def check_numeric(question: Question, answer: str) -> NumericResult:
     """Decide whether ``answer`` gives ``question``'s number (never raises)."""
     key = numeric_key(question)
@@ -563,6 +603,8 @@ def check_numeric(question: Question, answer: str) -> NumericResult:
     if len(readings) > 1:
         readings = [r for r in readings if not r.word_one] or readings
         readings = [r for r in readings if not r.version] or readings
+        scoped_text, _, _ = prepared(answer, key.unit is not None and key.unit.dimension == "ratio")
+        readings = _about_the_asked(question, scoped_text, readings)
     if key.unit is not None and key.unit.dimension == "ratio" and abs(key.value) > 1:
         # "0.85" where a percentage is asked: a fraction of one.
         readings = [

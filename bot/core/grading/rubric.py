@@ -37,6 +37,8 @@ _CUES = frozenset(
 )  # fmt: skip
 # "not only", "no matter", "not just": the cue does not deny what follows.
 _NOT_CUES = frozenset({("not", "only"), ("not", "just"), ("no", "matter"), ("not", "merely")})
+# "all or nothing" is a policy, not a denial of what follows it.
+_NOT_DENIALS = frozenset({("or", "nothing")})
 _WINDOW_BEFORE = 6
 _STEM = Stemmer.Stemmer("english")
 _WINDOW_AFTER = 3
@@ -57,6 +59,7 @@ class PointMatcher:
     none: tuple[re.Pattern[str], ...]
     quantities: tuple[tuple[float, str], ...] = ()
     denied: tuple[re.Pattern[str], ...] = ()  # phrases that count only where denied
+    loose_none: tuple[re.Pattern[str], ...] = ()  # ``none`` phrases with words between
 
 
 # A quantity with its unit: "450 GB/s", "0.45 TB/s", "7.2TB/s", "80 GB".
@@ -276,12 +279,49 @@ def compile_rubric(question: Question) -> tuple[PointMatcher, ...]:
         facts |= {f.pattern: f for f in map(_unprefixed_fact, point.any) if f is not None}
         facts |= {f.pattern: f for f in _paraphrased(point.any) if f.pattern not in facts}
         any_ += tuple(facts.values())
-        none = tuple(p for p in map(_phrase_pattern, point.none) if p is not None)
+        # Plain ``none`` phrases are read loosely (below); ``re:`` ones as written.
+        regexes = tuple(p for p in point.none if p.startswith("re:"))
+        none = tuple(p for p in map(_phrase_pattern, regexes) if p is not None)
         quantities = tuple(
             q for q in (_quantity(p) for p in point.any if not p.startswith("re:")) if q
         )
         denied = tuple(p for p in map(_denied_phrase, point.any) if p is not None)
-        out.append(PointMatcher(point, any_, none, quantities, denied))
+        loose = _loose_none(point.none)
+        out.append(PointMatcher(point, any_, none, quantities, denied, loose))
+    return tuple(out)
+
+
+# A myth is said in other words than its ``none`` phrase: up to this many words may stand
+# between the phrase's words ("MPS runs kernels concurrently and isolates faults" says "MPS
+# isolates faults").
+_NONE_GAP = 4
+# Words that report or refute a claim: an answer that uses them may be telling the myth in
+# order to correct it, so a myth it says in other words cancels nothing.
+_REPORTING = re.compile(
+    r"\b(?:myths?|wrong|false|untrue|not true|isnt true|incorrect|misconception|misleading"
+    r"|nonsense|people (?:think|believe|say)|some (?:people|say)|they say|(?:claim|belief|idea"
+    r"|think|thinks|assume|assumes|believe|claims|claimed) that|assumption|tempting)\b"
+)
+
+
+def _loose_none(phrases: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
+    """Plain ``none`` phrases, those of two words or more with up to ``_NONE_GAP`` words
+    between their words; none of them a denial, nor the first word of another ``none``
+    phrase (its subject: "time slicing ... concurrently" is not said by "time slicing mps
+    runs concurrently")."""
+    plain = [normalize(p).split() for p in phrases if not p.startswith("re:")]
+    leads = {words[0] for words in plain if words}
+    out = []
+    for words in plain:
+        exact = _phrase_pattern(" ".join(words))
+        out.extend([exact] if exact is not None else [])
+        if len(words) < 2 or words[0] in ("it", "them") or set(words) & _DETERMINERS:
+            continue
+        banned = "|".join(sorted(map(re.escape, (leads - set(words)) | _CUES), key=len)[::-1])
+        gap = rf"(?:\s+(?!(?:{banned})\b)\w+){{0,{_NONE_GAP}}}\s+"
+        out.append(
+            re.compile(r"(?<![\w.])" + gap.join(map(_word_pattern, words)) + r"(?![\w])")
+        )
     return tuple(out)
 
 
@@ -394,7 +434,7 @@ def _negated(normal: str, start: int, end: int) -> bool:
     """Whether the words just before ``start`` (or just after ``end``) deny the match."""
     before = normal[:start].split()[-_WINDOW_BEFORE:]
     for i, word in enumerate(before):
-        if word in _CUES:
+        if word in _CUES and not (i and (before[i - 1], word) in _NOT_DENIALS):
             rest = before[i + 1 :] or normal[start:end].split() or [""]
             following = rest[0]
             if (word, following) not in _NOT_CUES:
@@ -555,6 +595,7 @@ def match_rubric(question: Question, answer: str) -> tuple[list[RubricPoint], li
     subj = subjects(question)
     matched: list[RubricPoint] = []
     missed: list[RubricPoint] = []
+    reporting: bool | None = None  # whether the answer reports or refutes a claim
     for index, pm in enumerate(matchers):
         here, own = parts, False
         if subj is not None and subj.patterns[index] is not None:
@@ -572,6 +613,10 @@ def match_rubric(question: Question, answer: str) -> tuple[list[RubricPoint], li
             sentences = _sentences(answer) if sentences is None else sentences
             said = _in_other_words(wordings[index], index, sentences, subj)
         made = said and not _found(pm.none, parts)
+        if made and pm.loose_none:
+            if reporting is None:
+                reporting = bool(_REPORTING.search(normalize(answer)))
+            made = reporting or not _found(pm.loose_none, parts)
         if made and subj is not None and subj.patterns[index] is not None and not own:
             # A subject given another point's property is a swap, unless the answer also
             # says its own ("MPS: also one fault domain: ... hits every client").
