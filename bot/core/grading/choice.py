@@ -695,7 +695,8 @@ def _fuzzy_named(normal: str, key: ChoiceKey) -> set[int]:
 
     Words may be misspelt, added or dropped, but a word replaced by a different word (not a
     typo of it) is not a misspelling: "sevenths" for "eighths" names another claim, and
-    neither is a name or figure with digits written otherwise ("HBM2" for "HBM3" or "HBM2e")."""
+    neither is a name or figure with digits written otherwise ("HBM2" for "HBM3" or "HBM2e"),
+    though it may be spaced otherwise ("HBM 2" for "HBM2")."""
     if len(normal) < 4:
         return set()
     scores = sorted(((fuzz.ratio(normal, n), i) for i, n in enumerate(key.normals)), reverse=True)
@@ -708,7 +709,7 @@ def _fuzzy_named(normal: str, key: ChoiceKey) -> set[int]:
         if op.tag != "replace":
             continue
         said, meant = given[op.src_pos], choice[op.dest_pos]
-        if fuzz.ratio(said, meant) < 75 or _HAS_DIGIT.search(said + meant):
+        if fuzz.ratio(said, meant) < 75 or (_HAS_DIGIT.search(said) and _HAS_DIGIT.search(meant)):
             return set()
     return {index}
 
@@ -1125,7 +1126,7 @@ def _as_yes_or_no(question: Question, answer: str, named: set[int]) -> set[int]:
     """An answer that opens with a bare "no" (or "yes") to a question whose choices open so
     names no choice that opens the other way, and when it names nothing else, the one choice
     that opens as it does: "nope, model state alone is bigger than the slice" picks "No:
-    model state alone is about 16–20 GB ..." among "Yes, easily ..." and "Yes, if ...". """
+    model state alone is about 16–20 GB ..." among "Yes, easily ..." and "Yes, if ..."."""
     m = _YES_NO.match(fold(answer))
     openings = _openings(question)
     if m is None or all(o is None for o in openings):
