@@ -99,3 +99,26 @@ def test_an_exception_that_leaves_a_wrong_choice_in_is_wrong() -> None:
 def test_all_of_them_names_every_choice() -> None:
     assert verdict(GPUS, "all of them") is Verdict.INCORRECT
     assert grade(GPUS, "all of them").answered
+
+
+MEMORY_KIND = choice_question(
+    "choice",
+    [
+        "The 40 GB card uses HBM2; HBM2e is the 80 GB card",
+        "Both cards use HBM2e",
+        "The 40 GB card uses HBM3",
+        "The 40 GB card uses GDDR6",
+    ],
+    "The 40 GB card uses HBM2; HBM2e is the 80 GB card",
+)
+
+
+@pytest.mark.parametrize("answer", ["the 40 GB card uses HBM2", "40gb card uses hbm2", "HBM2"])
+def test_a_name_with_digits_is_not_read_as_a_typo_of_another_choice(answer: str) -> None:
+    # "HBM2" is one letter off "HBM3", but a different name: the answer names the right choice.
+    assert verdict(MEMORY_KIND, answer) is Verdict.CORRECT
+
+
+@pytest.mark.parametrize("answer", ["the 40 GB card uses HBM4", "The 40 GB card uses HBM3e"])
+def test_a_name_with_other_digits_is_no_misspelling_of_a_choice(answer: str) -> None:
+    assert verdict(MEMORY_KIND, answer) is not Verdict.CORRECT

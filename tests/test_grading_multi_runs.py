@@ -1,7 +1,8 @@
 """Multi answers as blind writers (wt8, wt9) typed them.
 
 - Letters run together in order lead an answer before an aside or a remark ("abcd (not e,
-  ...)"); a run that is a word ("be", "ace") is not letters.
+  ...)"); a run that is a word ("be", "ace") is not letters. Letters apart, in any order,
+  lead it too ("b e a - the T4, L40S and A10 have no MIG").
 - A letter the answer calls wrong ("D is wrong because <D's words>") is not picked by the
   words of the remark that explains why.
 - A later sentence that opens with "only" says what its item is ("only kernels, not
@@ -128,3 +129,21 @@ def test_a_run_of_letters_in_order_names_those_letters(letters: set[str], tail: 
 
 def test_a_run_that_is_a_word_is_no_letters() -> None:
     assert verdict(STATE, "be, that is what I recall") is not Verdict.PARTIAL
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.permutations("abcde").flatmap(lambda p: st.integers(2, 5).map(lambda n: p[:n])),
+    st.sampled_from([" - see notes", ". the rest are wrong", " (from memory)", ": done"]),
+)
+def test_letters_apart_in_any_order_lead_the_answer(letters: list[str], tail: str) -> None:
+    picked = set(letters)
+    if "e" in picked:
+        expected = Verdict.INCORRECT
+    else:
+        expected = Verdict.CORRECT if picked == set("abcd") else Verdict.PARTIAL
+    assert verdict(STATE, " ".join(letters) + tail) is expected
+
+
+def test_an_article_before_a_word_is_no_run_of_letters() -> None:
+    assert verdict(STATE, "a b200 has more memory - weights and gradients") is not Verdict.INCORRECT

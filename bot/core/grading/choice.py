@@ -81,7 +81,7 @@ _LETTER_MARKS = re.compile(r"\(([a-j])\)|\b([a-j])\)|\b(?:option|answer|choice)s
 _LETTER = r"[a-j](?![\w'’])"
 _JOIN = r"\s*(?:[+&/,]|\band\b)\s*"
 _LEAD_LETTERS = re.compile(
-    rf"^\s*(?:(?:options?|answers?|choices?)\s*:?\s*)?({_LETTER}(?:{_JOIN}{_LETTER})*)"
+    rf"^\s*(?:(?:options?|answers?|choices?)\s*:?\s*)?({_LETTER}(?:(?:{_JOIN}|\s+){_LETTER})*)"
     r"(?:\s*(?:[,.]|-+\s)\s*(?!" + _LETTER + r")\S"  # "A, B, C, D but not E" is no lead "A, B, C"
     r"|\s*[:;]\s*\S"  # "A, B and C; D is the old wording"
     r"|\s+(?:because|since|cause|as)\b)"  # "B because the others ..."
@@ -140,7 +140,8 @@ def _letters_named(raw: str, key: ChoiceKey, *, lead: bool = True) -> tuple[set[
     run = _LETTER_RUN_LEAD.match(folded) if lead else None
     if run and _is_letter_run(run.group(1), valid):
         return {valid.index(t) for t in run.group(1)}, True
-    # Letters that lead an explanation: "a+b, the others are optional", "A & C: because ...".
+    # Letters that lead an explanation: "a+b, the others are optional", "A & C: because ...",
+    # "a b e - the T4, L40S and A10 have no MIG".
     leading = _LEAD_LETTERS.match(folded) if lead else None
     if leading and set(_ONE_LETTER.findall(leading.group(1))) <= set(valid):
         return {valid.index(t) for t in _ONE_LETTER.findall(leading.group(1))}, True
@@ -686,11 +687,16 @@ def names_none(answer: str) -> bool:
     return bool(_NONE.match(normalize(answer)))
 
 
+_HAS_DIGIT = re.compile(r"\d")
+
+
 def _fuzzy_named(normal: str, key: ChoiceKey) -> set[int]:
     """The one choice that ``normal`` is a close misspelling of, if any.
 
     Words may be misspelt, added or dropped, but a word replaced by a different word (not a
-    typo of it) is not a misspelling: "sevenths" for "eighths" names another claim."""
+    typo of it) is not a misspelling: "sevenths" for "eighths" names another claim, and
+    neither is a name or figure with digits written otherwise ("HBM2" for "HBM3" or "HBM2e"),
+    though it may be spaced otherwise ("HBM 2" for "HBM2")."""
     if len(normal) < 4:
         return set()
     scores = sorted(((fuzz.ratio(normal, n), i) for i, n in enumerate(key.normals)), reverse=True)
@@ -700,7 +706,10 @@ def _fuzzy_named(normal: str, key: ChoiceKey) -> set[int]:
         return set()
     given, choice = normal.split(), key.normals[index].split()
     for op in Levenshtein.editops(given, choice):
-        if op.tag == "replace" and fuzz.ratio(given[op.src_pos], choice[op.dest_pos]) < 75:
+        if op.tag != "replace":
+            continue
+        said, meant = given[op.src_pos], choice[op.dest_pos]
+        if fuzz.ratio(said, meant) < 75 or (_HAS_DIGIT.search(said) and _HAS_DIGIT.search(meant)):
             return set()
     return {index}
 
@@ -1117,7 +1126,7 @@ def _as_yes_or_no(question: Question, answer: str, named: set[int]) -> set[int]:
     """An answer that opens with a bare "no" (or "yes") to a question whose choices open so
     names no choice that opens the other way, and when it names nothing else, the one choice
     that opens as it does: "nope, model state alone is bigger than the slice" picks "No:
-    model state alone is about 16–20 GB ..." among "Yes, easily ..." and "Yes, if ...". """
+    model state alone is about 16–20 GB ..." among "Yes, easily ..." and "Yes, if ..."."""
     m = _YES_NO.match(fold(answer))
     openings = _openings(question)
     if m is None or all(o is None for o in openings):
