@@ -23,13 +23,21 @@ BLIND = Path(__file__).parent / "data" / "grading" / "blind"
 LABELS = {"correct", "partial", "incorrect"}
 
 # The report half's floors (binary: partial counts as not correct), set 2026-12-02 from a
-# measured 0.957 agreement, 0.017 false-correct and 0.071 false-reject (grader 1.5, whose
-# report-a questions were tuned on another writer's answers; 1.4 had 0.940, 0.017 and
-# 0.100; 1.3 0.940, 0.015 and 0.103; 1.1 0.925, 0.017 and 0.131). The issue's targets are
-# 0.95, 0.02 and 0.05.
-AGREEMENT_AT_LEAST = 0.952
+# measured 0.963 agreement, 0.014 false-correct and 0.061 false-reject (grader 1.6, every
+# one of whose questions was tuned on other writers' answers, never these; 1.5 had 0.957,
+# 0.017 and 0.071; 1.4 0.940, 0.017 and 0.100; 1.1 0.925, 0.017 and 0.131). The issue's
+# targets are 0.95, 0.02 and 0.05.
+AGREEMENT_AT_LEAST = 0.958
 FALSE_CORRECT_AT_MOST = 0.02
-FALSE_REJECT_AT_MOST = 0.075
+FALSE_REJECT_AT_MOST = 0.065
+
+# Two writers who came after everything was tuned (fresh-wt10 on the tune half's questions,
+# fresh-wt11 on the report half's), scored together once grader 1.6 was final, 2026-12-02:
+# 0.962 agreement, 0.032 false-correct, 0.044 false-reject (1.5: 0.956, 0.040, 0.049).
+FRESH_SETS = ("fresh-wt10", "fresh-wt11")
+FRESH_AGREEMENT_AT_LEAST = 0.957
+FRESH_FALSE_CORRECT_AT_MOST = 0.035
+FRESH_FALSE_REJECT_AT_MOST = 0.048
 
 
 @dataclass
@@ -69,10 +77,10 @@ def graded_as_correct(question: Question, answer: str) -> bool:
         return False
 
 
-def measure(name: str) -> Figures:
+def measure(*names: str) -> Figures:
     questions = bank()
     figures = Figures()
-    for row in rows(name):
+    for row in (row for name in names for row in rows(name)):
         question = questions[row["id"]]
         said_correct = row["label"] == "correct"
         graded_correct = graded_as_correct(question, row["answer"])
@@ -83,7 +91,7 @@ def measure(name: str) -> Figures:
             figures.false_reject[kind] += said_correct and not graded_correct
             figures.wrong[kind] += row["label"] == "incorrect"
             figures.false_correct[kind] += row["label"] == "incorrect" and graded_correct
-    print(f"\nblind {name} half:")
+    print(f"\nblind {' + '.join(names)}:")
     for kind in sorted(figures.answers, key=lambda k: (k != "all", k)):
         print(figures.line(kind))
     return figures
@@ -119,3 +127,20 @@ def test_the_report_half_stays_above_its_floors() -> None:
     assert figures.rate(figures.agree, figures.answers) >= AGREEMENT_AT_LEAST
     assert figures.rate(figures.false_correct, figures.wrong) <= FALSE_CORRECT_AT_MOST
     assert figures.rate(figures.false_reject, figures.right) <= FALSE_REJECT_AT_MOST
+
+
+@pytest.mark.parametrize("name", ["tune-wt8", "report-wt9", *FRESH_SETS])
+def test_each_later_writer_answers_every_question_of_a_half_with_fixed_labels(name: str) -> None:
+    halves = json.loads((BLIND / "halves.json").read_text("utf-8"))
+    half = "tune" if name in ("tune-wt8", "fresh-wt10") else "report"
+    answered = {row["id"] for row in rows(name)}
+    assert answered == set(halves[half])
+    assert {row["label"] for row in rows(name)} <= LABELS
+    assert len({row["writer"] for row in rows(name)}) == 1
+
+
+def test_the_fresh_writers_stay_above_their_floors() -> None:
+    figures = measure(*FRESH_SETS)
+    assert figures.rate(figures.agree, figures.answers) >= FRESH_AGREEMENT_AT_LEAST
+    assert figures.rate(figures.false_correct, figures.wrong) <= FRESH_FALSE_CORRECT_AT_MOST
+    assert figures.rate(figures.false_reject, figures.right) <= FRESH_FALSE_REJECT_AT_MOST
