@@ -29,6 +29,7 @@ from bot.core.content import load_pack
 from bot.db import migrate
 from bot.db.engine import make_engine
 from bot.db.models import Base
+from tests import compiled_sql
 from tests.network_guard import NetworkGuard
 from tests.support import Transcript
 
@@ -57,6 +58,7 @@ for _name in list(os.environ):
 # Installed for the whole run, session fixtures included; each test checks its own record.
 NETWORK = NetworkGuard()
 NETWORK.install()
+compiled_sql.install()
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
