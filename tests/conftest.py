@@ -326,8 +326,10 @@ def clock() -> SimulatedClock:
     return SimulatedClock(START)
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def sample_bank() -> QuestionBank:
+    """The sample pack's questions, read and validated once per worker: a bank, its
+    questions and their packs are immutable, so every test can be given the same one."""
     return QuestionBank.from_packs([load_pack(SAMPLE_PACK)])
 
 
