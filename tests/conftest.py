@@ -29,6 +29,7 @@ from bot.core.content import load_pack
 from bot.db import migrate
 from bot.db.engine import make_engine
 from bot.db.models import Base
+from tests import compiled_sql
 from tests.network_guard import NetworkGuard
 from tests.support import Transcript
 
@@ -57,6 +58,7 @@ for _name in list(os.environ):
 # Installed for the whole run, session fixtures included; each test checks its own record.
 NETWORK = NetworkGuard()
 NETWORK.install()
+compiled_sql.install()
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
@@ -324,8 +326,10 @@ def clock() -> SimulatedClock:
     return SimulatedClock(START)
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def sample_bank() -> QuestionBank:
+    """The sample pack's questions, read and validated once per worker: a bank, its
+    questions and their packs are immutable, so every test can be given the same one."""
     return QuestionBank.from_packs([load_pack(SAMPLE_PACK)])
 
 
