@@ -491,6 +491,7 @@ class OutboxDeliverer:
 
     def _renew(self, row_ids: Sequence[int]) -> None:
         with self.session_factory() as session, session.begin():
+            _lock_in_id_order(session, row_ids)
             session.execute(
                 update(OutboxRow)
                 .where(OutboxRow.id.in_(row_ids), OutboxRow.status == "pending")
@@ -552,6 +553,7 @@ class OutboxDeliverer:
         sent = [r for r in results if r.error is None and not r.stale]
         failed = [r for r in results if r.error is not None or r.stale]
         with self.session_factory() as session, session.begin():
+            _lock_in_id_order(session, [r.row_id for r in results])
             if sent:
                 session.execute(
                     update(OutboxRow),
@@ -598,3 +600,21 @@ class OutboxDeliverer:
         for r in results:
             OUTBOX.labels(r.platform, "sent" if r.row_id in sent_ids else "failed").inc()
         return len(sent)
+
+
+def _lock_in_id_order(session: Session, row_ids: Sequence[int]) -> None:
+    """Take the row locks of these outbox rows in id order before writing them.
+
+    Renewing a batch's claim and recording its outcome can run at once on PostgreSQL; each
+    writes the same rows, and an UPDATE locks rows in whatever order it meets them, so two
+    of them could wait on each other (a deadlock that fails the outcome's transaction and
+    sends the batch again). Both lock in id order first, so one waits for the other instead.
+    SQLite has one writer at a time and no row locks: nothing to do there."""
+    if session.get_bind().dialect.name == "sqlite" or not row_ids:
+        return
+    session.execute(
+        select(OutboxRow.id)
+        .where(OutboxRow.id.in_(sorted(row_ids)))
+        .order_by(OutboxRow.id)
+        .with_for_update()
+    )
